@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-l2arc: the constructor's table line.
+ *
+ * Parsing is kept apart from device lookup so that KUnit can test every
+ * malformed line without block devices (table_test.c).  The grammar:
+ *
+ *   <origin_dev> <cache_dev|-> <block_size> [<#features> <feature>...]
+ *
+ * <block_size> is in 512-byte sectors, a power of two from 8 (4 KiB) to
+ * 2048 (1 MiB).  <#features> counts the words that follow, which are
+ * <key> <value> pairs:
+ *
+ *   arc_max <bytes>            this device's ARC size (c at most), >= 16 blocks
+ *   prefetch_disable <0|1>     1: no sequential-stream detection/read-ahead
+ *
+ * Numbers are decimal, without sign or trailing characters, and must fit
+ * their type; every rejection names the offending argument in ti->error.
+ */
+#include <linux/ctype.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "dm-l2arc.h"
+
+/**
+ * l2arc_parse_u64() - parse a whole decimal u64, nothing before or after it
+ * @arg: the word
+ * @val: result
+ *
+ * Return: 0, -EINVAL for anything that is not a plain decimal number
+ * (sign, trailing junk, empty) or -ERANGE when it does not fit 64 bits.
+ */
+static int l2arc_parse_u64(const char *arg, u64 *val)
+{
+	if (!arg || !isdigit(arg[0]))
+		return -EINVAL;
+	return kstrtou64(arg, 10, val);
+}
+
+static int parse_block_size(struct l2arc_table *t, const char *arg,
+			    char **error)
+{
+	u64 v;
+	int r = l2arc_parse_u64(arg, &v);
+
+	if (r == -ERANGE) {
+		*error = "Block size overflows";
+		return -EINVAL;
+	}
+	if (r) {
+		*error = "Block size is not a number";
+		return -EINVAL;
+	}
+	if (!is_power_of_2(v)) {
+		*error = "Block size is not a power of two";
+		return -EINVAL;
+	}
+	if (v < L2ARC_BLOCK_SECTORS_MIN || v > L2ARC_BLOCK_SECTORS_MAX) {
+		*error = "Block size out of range (8 to 2048 sectors)";
+		return -EINVAL;
+	}
+	t->block_sectors = v;
+	return 0;
+}
+
+static int parse_arc_max(struct l2arc_table *t, const char *arg, char **error)
+{
+	u64 v;
+	int r = l2arc_parse_u64(arg, &v);
+
+	if (r == -ERANGE) {
+		*error = "arc_max overflows";
+		return -EINVAL;
+	}
+	if (r) {
+		*error = "arc_max is not a number";
+		return -EINVAL;
+	}
+	if (v < (u64)L2ARC_ARC_MIN_BLOCKS * (t->block_sectors << SECTOR_SHIFT)) {
+		*error = "arc_max is below 16 blocks";
+		return -EINVAL;
+	}
+	if (v > L2ARC_ARC_MAX_BYTES) {
+		*error = "arc_max exceeds the machine's memory";
+		return -EINVAL;
+	}
+	t->arc_max = v;
+	return 0;
+}
+
+static int parse_bool(const char *arg, bool *val)
+{
+	if (!strcmp(arg, "0")) {
+		*val = false;
+		return 0;
+	}
+	if (!strcmp(arg, "1")) {
+		*val = true;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int parse_feature(struct l2arc_table *t, const char *key,
+			 const char *val, char **error)
+{
+	if (!strcmp(key, "arc_max")) {
+		if (t->arc_max_set) {
+			*error = "Duplicate feature arc_max";
+			return -EINVAL;
+		}
+		t->arc_max_set = true;
+		return parse_arc_max(t, val, error);
+	}
+	if (!strcmp(key, "prefetch_disable")) {
+		if (t->prefetch_disable_set) {
+			*error = "Duplicate feature prefetch_disable";
+			return -EINVAL;
+		}
+		t->prefetch_disable_set = true;
+		if (parse_bool(val, &t->prefetch_disable)) {
+			*error = "prefetch_disable must be 0 or 1";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	*error = "Unknown feature";
+	return -EINVAL;
+}
+
+static int parse_features(struct l2arc_table *t, unsigned int argc,
+			  char **argv, char **error)
+{
+	unsigned int i, nr;
+	u64 v;
+	int r;
+
+	if (!argc)
+		return 0;
+
+	r = l2arc_parse_u64(argv[0], &v);
+	if (r == -ERANGE || (!r && v > UINT_MAX)) {
+		*error = "Feature count overflows";
+		return -EINVAL;
+	}
+	if (r) {
+		*error = "Feature count is not a number";
+		return -EINVAL;
+	}
+	nr = v;
+	if (nr > argc - 1) {
+		*error = "Not enough feature arguments";
+		return -EINVAL;
+	}
+	if (nr < argc - 1) {
+		*error = "Too many arguments";
+		return -EINVAL;
+	}
+	if (nr % 2) {
+		*error = "Features must be key/value pairs";
+		return -EINVAL;
+	}
+	for (i = 1; i < argc; i += 2) {
+		r = parse_feature(t, argv[i], argv[i + 1], error);
+		if (r)
+			return r;
+	}
+
+	t->features = l2arc_join_words(argc, argv);
+	if (!t->features) {
+		*error = "Cannot allocate feature string";
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * l2arc_parse_table() - parse a table line's arguments
+ * @t: result; zeroed here.  Pointers into @argv stay valid for the ctr.
+ * @argc: number of words after the target name
+ * @argv: the words
+ * @error: set to a static message on failure (becomes ti->error)
+ *
+ * Checks everything that can be checked without opening devices: argument
+ * count, block size, features and their values.  Device existence, origin
+ * and cache identity, device sizes and the target length are checked by
+ * the ctr.
+ *
+ * Context: process context, may sleep (allocates with GFP_KERNEL).
+ * Return: 0 on success (free with l2arc_table_free()), -EINVAL for a
+ * malformed line, -ENOMEM.
+ */
+int l2arc_parse_table(struct l2arc_table *t, unsigned int argc, char **argv,
+		      char **error)
+{
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	if (argc < 3) {
+		*error = "Not enough arguments: need <origin> <cache|-> <block_size>";
+		return -EINVAL;
+	}
+	t->origin_path = argv[0];
+	t->cache_path = strcmp(argv[1], "-") ? argv[1] : NULL;
+	if (t->cache_path && !strcmp(t->origin_path, t->cache_path)) {
+		*error = "Origin and cache device are the same";
+		return -EINVAL;
+	}
+	r = parse_block_size(t, argv[2], error);
+	if (r)
+		return r;
+	r = parse_features(t, argc - 3, argv + 3, error);
+	if (r)
+		l2arc_table_free(t);
+	return r;
+}
+
+/**
+ * l2arc_table_free() - free what l2arc_parse_table() allocated
+ * @t: a parsed table; may be zeroed or half-parsed
+ */
+void l2arc_table_free(struct l2arc_table *t)
+{
+	kfree(t->features);
+	t->features = NULL;
+}
+
+/**
+ * l2arc_join_words() - join words with single spaces into a new string
+ * @argc: number of words, at least 1
+ * @argv: the words
+ *
+ * Return: a kmalloc'ed string, or NULL when out of memory.
+ */
+char *l2arc_join_words(unsigned int argc, char **argv)
+{
+	size_t len = 0;
+	unsigned int i;
+	char *s, *p;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = kmalloc(len, GFP_KERNEL);
+	if (!s)
+		return NULL;
+	p = s;
+	for (i = 0; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+
+		memcpy(p, argv[i], n);
+		p += n;
+		*p++ = (i + 1 < argc) ? ' ' : '\0';
+	}
+	return s;
+}
