@@ -1,0 +1,796 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-l2arc: the ARC directory.
+ *
+ * Theory of operation
+ * ===================
+ *
+ * The algorithm is ARC as N. Megiddo and D. S. Modha give it in "ARC: A
+ * Self-Tuning, Low Overhead Replacement Cache", USENIX FAST 2003, Fig. 4
+ * (also "Outperforming LRU with an Adaptive Replacement Cache Algorithm",
+ * IEEE Computer 37(4), 2004), with c counted in blocks.  Cases I-IV, REPLACE
+ * and its tie rule, and the adaptation of p are the paper's, line by line, in
+ * arc_access(), arc_replace() and arc_make_room().
+ *
+ * Glossary
+ * --------
+ * block	one cache block of the target; origin blocks are oblock_t.
+ * header	struct arc_hdr, 48 bytes, one per block the directory knows.
+ * resident	a header in T1 or T2: the target may hang data on it.
+ * ghost	a header in B1 or B2: the paper's history, no data.
+ * L2-only	a header the paper's rules dropped from B1/B2 (or from T1 in
+ *		case IV) while it had a valid copy on the cache device
+ *		(ARC_F_L2): still hashed, on no list of the paper.
+ * dead		a header out of the directory (unhashed) but still pinned.
+ *
+ * Lists (LRU at the head, MRU at the tail of each list_head)
+ * ----------------------------------------------------------
+ * T1 (MRU)	blocks seen once since they entered, and prefetched blocks.
+ * T2 (MFU)	blocks seen at least twice.
+ * B1, B2	ghosts of blocks evicted from T1, T2.
+ * L2-only	outside the paper; oldest first.  Counts toward no limit.
+ * dead		outside the paper; freed by their last unpin.
+ *
+ * Invariants after every call (the paper's, for the current c):
+ *	|T1| + |T2| <= c,  |T1| + |B1| <= c,  |T1| + |T2| + |B1| + |B2| <= 2c,
+ *	0 <= p <= c.
+ * The paper also keeps |T1| + |T2| = c once the directory holds c blocks;
+ * invalidations and a growing c break that, so REPLACE is called only when
+ * T1 and T2 are full (which, in the paper's own setting, is every time it
+ * calls REPLACE) and takes from the other resident list when the one it
+ * picks is empty.  With fixed c, no invalidations and no prefetch, the lists
+ * behave exactly as in the paper.
+ *
+ * p in fixed point
+ * ----------------
+ * p and its steps |B2|/|B1|, |B1|/|B2| are real numbers in the paper, and an
+ * integer step measurably misses the published hit ratios.  p is a u64 in
+ * blocks with ARC_P_SHIFT (32) fractional bits; a step is computed as
+ * (|B2| << 32) / |B1| rounded down, which fits in u64 because
+ * |B1| + |B2| <= 2c <= 2^32.  The tests of REPLACE, |T1| > p and |T1| == p,
+ * compare |T1| << 32 with p, exactly.  On the OLTP trace of the paper, at
+ * c = 1000, this gives the same 356,015 hits as a simulation with real p
+ * (tests/tools/arc_ref.py).
+ *
+ * Prefetch (not in the paper; as in ZFS)
+ * --------------------------------------
+ * A prefetch miss enters T1 with ARC_F_PREFETCH.  A prefetch access to a
+ * resident block changes nothing.  The first demand access to a resident
+ * ARC_F_PREFETCH block clears the flag and moves it to T1's MRU end: it does
+ * not count as a second access.  A prefetch access to a ghost takes it out
+ * of its ghost list and brings it back as a new prefetch block (room is made
+ * as for case IV), without adapting p.  ARC_F_PREFETCH is only ever set on
+ * headers in T1.
+ *
+ * Locking and context
+ * -------------------
+ * One spinlock per directory, arc->lock, taken by the caller around every
+ * call (arc.h says why it must be spin_lock_bh(), not irqsave, on 6.1).
+ * Nothing here sleeps or allocates: the caller passes a spare header to
+ * arc_access(), allocated beforehand with arc_hdr_alloc().  The
+ * evict_data() callback runs under the lock.
+ *
+ * Lifetime of a header
+ * --------------------
+ * A spare (ARC_NONE) belongs to the caller until arc_access() consumes it;
+ * then it is hashed and on T1.  It moves between T1, T2, B1 and B2 by the
+ * paper's rules.  When the rules drop it (B1/B2 LRU delete, case IV's T1
+ * delete, a shrink) it goes to L2-only if ARC_F_L2 is set, else leaves the
+ * directory; arc_invalidate() and arc_hdr_clear_l2() on an L2-only header
+ * make it leave too.  Leaving means: unhashed, then freed at once if
+ * unpinned, else put on the dead list with state ARC_DEAD and freed by the
+ * last arc_hdr_unpin().  A pin keeps the header's memory, not its place: a
+ * pinned header still moves between lists, and loses its data through
+ * evict_data() like any other.
+ *
+ * Headers come from one kmem_cache shared by all directories, created by
+ * arc_module_init() (reference counted, so the KUnit suite can call it too).
+ */
+
+#include <linux/kernel.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
+#include <linux/math64.h>
+#include <linux/rhashtable.h>
+#include <linux/slab.h>
+
+#include "arc.h"
+
+/* ---------------------------------------------------------------- */
+/* Header cache                                                     */
+/* ---------------------------------------------------------------- */
+
+static struct kmem_cache *arc_hdr_cache;
+static unsigned int arc_hdr_cache_users;
+static DEFINE_MUTEX(arc_hdr_cache_mutex);	/* protects the two above */
+
+/**
+ * arc_module_init() - create the header cache.
+ *
+ * Reference counted: each successful call must be paired with one
+ * arc_module_exit().
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int arc_module_init(void)
+{
+	int r = 0;
+
+	BUILD_BUG_ON(sizeof(struct arc_hdr) > 48);
+
+	mutex_lock(&arc_hdr_cache_mutex);
+	if (!arc_hdr_cache_users) {
+		arc_hdr_cache = kmem_cache_create("dm_l2arc_hdr",
+						  sizeof(struct arc_hdr), 0, 0,
+						  NULL);
+		if (!arc_hdr_cache)
+			r = -ENOMEM;
+	}
+	if (!r)
+		arc_hdr_cache_users++;
+	mutex_unlock(&arc_hdr_cache_mutex);
+	return r;
+}
+
+/**
+ * arc_module_exit() - drop a reference to the header cache.
+ *
+ * The last one destroys it; every header must have been freed by then.
+ *
+ * Context: process context, may sleep.
+ */
+void arc_module_exit(void)
+{
+	mutex_lock(&arc_hdr_cache_mutex);
+	if (!WARN_ON(!arc_hdr_cache_users) && !--arc_hdr_cache_users) {
+		kmem_cache_destroy(arc_hdr_cache);
+		arc_hdr_cache = NULL;
+	}
+	mutex_unlock(&arc_hdr_cache_mutex);
+}
+
+/**
+ * arc_hdr_alloc() - allocate a spare header for arc_access().
+ * @gfp: allocation flags (GFP_NOIO on the I/O path).
+ *
+ * Context: as @gfp allows; not under any directory's lock unless @gfp is
+ * GFP_ATOMIC/GFP_NOWAIT.
+ * Return: a zeroed header in state %ARC_NONE, or NULL.
+ */
+struct arc_hdr *arc_hdr_alloc(gfp_t gfp)
+{
+	return kmem_cache_zalloc(arc_hdr_cache, gfp);
+}
+
+/**
+ * arc_hdr_free() - free a spare header that arc_access() did not consume.
+ * @hdr: a header in state %ARC_NONE, or NULL.
+ *
+ * Context: any.
+ */
+void arc_hdr_free(struct arc_hdr *hdr)
+{
+	if (!hdr)
+		return;
+	if (WARN_ON(hdr->state != ARC_NONE))
+		return;
+	kmem_cache_free(arc_hdr_cache, hdr);
+}
+
+/* ---------------------------------------------------------------- */
+/* Lists                                                            */
+/* ---------------------------------------------------------------- */
+
+static const struct rhashtable_params arc_rht_params = {
+	.head_offset = offsetof(struct arc_hdr, node),
+	.key_offset = offsetof(struct arc_hdr, oblock),
+	.key_len = sizeof(oblock_t),
+	.automatic_shrinking = true,
+};
+
+/* The list of each state, ARC_MRU..ARC_DEAD map to ARC_T1..ARC_LIST_DEAD. */
+static inline enum arc_list_id arc_state_list(u8 state)
+{
+	return state - ARC_MRU;
+}
+
+static inline u64 arc_t1(const struct arc *arc)
+{
+	return arc->size[ARC_T1];
+}
+
+static inline u64 arc_t2(const struct arc *arc)
+{
+	return arc->size[ARC_T2];
+}
+
+static inline u64 arc_b1(const struct arc *arc)
+{
+	return arc->size[ARC_B1];
+}
+
+static inline u64 arc_b2(const struct arc *arc)
+{
+	return arc->size[ARC_B2];
+}
+
+/* Put @hdr, on no list, at the MRU end of the list of @state. */
+static void arc_list_add(struct arc *arc, struct arc_hdr *hdr, u8 state)
+{
+	enum arc_list_id id = arc_state_list(state);
+
+	hdr->state = state;
+	list_add_tail(&hdr->list, &arc->lists[id]);
+	arc->size[id]++;
+}
+
+/* Take @hdr off its list; its state still says where it was. */
+static void arc_list_del(struct arc *arc, struct arc_hdr *hdr)
+{
+	enum arc_list_id id = arc_state_list(hdr->state);
+
+	list_del(&hdr->list);
+	arc->size[id]--;
+}
+
+static struct arc_hdr *arc_list_lru(struct arc *arc, enum arc_list_id id)
+{
+	return list_first_entry_or_null(&arc->lists[id], struct arc_hdr, list);
+}
+
+static inline bool arc_resident(const struct arc_hdr *hdr)
+{
+	return hdr->state == ARC_MRU || hdr->state == ARC_MFU;
+}
+
+/* Hand a resident header's data back to the target. */
+static void arc_evict_data(struct arc *arc, struct arc_hdr *hdr)
+{
+	void *data = hdr->data;
+
+	hdr->flags &= ~ARC_F_PREFETCH;
+	if (!data)
+		return;
+	arc->ops->evict_data(arc, hdr, data);
+	hdr->data = NULL;
+}
+
+/* Unhash @hdr, on no list, and free it or, if pinned, make it dead. */
+static void arc_leave(struct arc *arc, struct arc_hdr *hdr)
+{
+	WARN_ON(rhashtable_remove_fast(&arc->table, &hdr->node, arc_rht_params));
+	if (hdr->pins) {
+		arc_list_add(arc, hdr, ARC_DEAD);
+		return;
+	}
+	kmem_cache_free(arc_hdr_cache, hdr);
+}
+
+/*
+ * The paper's rules delete @hdr (taken off its list, no data): keep it as
+ * L2-only if the cache device holds its block, else it leaves.
+ */
+static void arc_drop(struct arc *arc, struct arc_hdr *hdr)
+{
+	if (hdr->flags & ARC_F_L2)
+		arc_list_add(arc, hdr, ARC_L2ONLY);
+	else
+		arc_leave(arc, hdr);
+}
+
+/* Delete the LRU header of a list of the paper (case IV, shrinks). */
+static void arc_drop_lru(struct arc *arc, enum arc_list_id id)
+{
+	struct arc_hdr *hdr = arc_list_lru(arc, id);
+
+	if (WARN_ON(!hdr))
+		return;
+	arc_list_del(arc, hdr);
+	if (arc_resident(hdr)) {
+		arc_evict_data(arc, hdr);
+		arc->evicted++;
+		WRITE_ONCE(arc->warm, true);
+	}
+	arc_drop(arc, hdr);
+}
+
+/* ---------------------------------------------------------------- */
+/* The algorithm (FAST 2003, Fig. 4)                                */
+/* ---------------------------------------------------------------- */
+
+/*
+ * REPLACE(x_t, p): if |T1| >= 1 and ((x_t in B2 and |T1| == p) or |T1| > p),
+ * move the LRU of T1 to the MRU of B1, else the LRU of T2 to the MRU of B2.
+ * @in_b2 is "x_t in B2".  Called only when |T1| + |T2| >= c >= 1, so one of
+ * T1, T2 is non-empty: if the paper's choice is empty (possible only after
+ * invalidations or a grown c), take the other.
+ */
+static void arc_replace(struct arc *arc, bool in_b2)
+{
+	u64 t1 = arc_t1(arc) << ARC_P_SHIFT;
+	struct arc_hdr *hdr;
+	u8 ghost;
+
+	if (arc_t1(arc) &&
+	    ((in_b2 && t1 == arc->p) || t1 > arc->p || !arc_t2(arc))) {
+		hdr = arc_list_lru(arc, ARC_T1);
+		ghost = ARC_MRU_GHOST;
+	} else {
+		hdr = arc_list_lru(arc, ARC_T2);
+		ghost = ARC_MFU_GHOST;
+	}
+	if (WARN_ON(!hdr))
+		return;
+	arc_list_del(arc, hdr);
+	arc_evict_data(arc, hdr);
+	arc_list_add(arc, hdr, ghost);
+	arc->evicted++;
+	WRITE_ONCE(arc->warm, true);
+}
+
+static inline bool arc_full(const struct arc *arc)
+{
+	return arc_t1(arc) + arc_t2(arc) >= arc->c;
+}
+
+/*
+ * Case IV, before x_t (in no list) enters T1: make room for it.
+ *   A: |L1| = |T1| + |B1| = c: if |T1| < c, delete the LRU of B1 and
+ *	REPLACE; else delete the LRU of T1 and remove it from the cache.
+ *   B: |L1| < c: if |T1| + |T2| + |B1| + |B2| >= c, delete the LRU of B2
+ *	if the total is 2c, then REPLACE.
+ */
+static void arc_make_room(struct arc *arc)
+{
+	u64 l1 = arc_t1(arc) + arc_b1(arc);
+	u64 total = l1 + arc_t2(arc) + arc_b2(arc);
+
+	if (l1 >= arc->c) {
+		if (arc_t1(arc) < arc->c) {
+			arc_drop_lru(arc, ARC_B1);
+			if (arc_full(arc))
+				arc_replace(arc, false);
+		} else {
+			arc_drop_lru(arc, ARC_T1);
+		}
+	} else if (total >= arc->c) {
+		if (total >= 2 * arc->c)
+			arc_drop_lru(arc, ARC_B2);
+		if (arc_full(arc))
+			arc_replace(arc, false);
+	}
+}
+
+/* max(num / den, 1) in fixed point; den >= 1, num < 2^32. */
+static u64 arc_step(u64 num, u64 den)
+{
+	if (num <= den)
+		return ARC_P_ONE;
+	return div64_u64(num << ARC_P_SHIFT, den);
+}
+
+/* Case II: p = min(c, p + max(|B2| / |B1|, 1)). */
+static void arc_adapt_up(struct arc *arc)
+{
+	u64 cmax = arc->c << ARC_P_SHIFT;
+	u64 step = arc_step(arc_b2(arc), arc_b1(arc));
+
+	arc->p = step >= cmax - arc->p ? cmax : arc->p + step;
+}
+
+/* Case III: p = max(0, p - max(|B1| / |B2|, 1)). */
+static void arc_adapt_down(struct arc *arc)
+{
+	u64 step = arc_step(arc_b1(arc), arc_b2(arc));
+
+	arc->p = step >= arc->p ? 0 : arc->p - step;
+}
+
+/* Case IV for @hdr, in no list: make room, then put it at T1's MRU end. */
+static void arc_enter_t1(struct arc *arc, struct arc_hdr *hdr, bool prefetch)
+{
+	arc_make_room(arc);
+	if (prefetch)
+		hdr->flags |= ARC_F_PREFETCH;
+	arc_list_add(arc, hdr, ARC_MRU);
+}
+
+/**
+ * arc_lookup() - find a block's header without touching the lists.
+ * @arc: the directory.
+ * @oblock: origin block.
+ *
+ * Context: @arc->lock held; any context the lock allows.
+ * Return: the header (any state but %ARC_DEAD/%ARC_NONE), or NULL.
+ */
+struct arc_hdr *arc_lookup(struct arc *arc, oblock_t oblock)
+{
+	lockdep_assert_held(&arc->lock);
+	return rhashtable_lookup_fast(&arc->table, &oblock, arc_rht_params);
+}
+
+/* x_t in T1 or T2. */
+static int arc_hit(struct arc *arc, struct arc_hdr *hdr, bool prefetch)
+{
+	int result = hdr->state == ARC_MRU ? ARC_HIT_MRU : ARC_HIT_MFU;
+
+	if (prefetch)
+		return result;
+	arc_list_del(arc, hdr);
+	if (hdr->flags & ARC_F_PREFETCH) {
+		hdr->flags &= ~ARC_F_PREFETCH;
+		arc_list_add(arc, hdr, ARC_MRU);
+	} else {
+		/* Case I: move x_t to the MRU position in T2. */
+		arc_list_add(arc, hdr, ARC_MFU);
+	}
+	return result;
+}
+
+/* x_t in B1 or B2. */
+static int arc_ghost_hit(struct arc *arc, struct arc_hdr *hdr, bool prefetch)
+{
+	bool in_b2 = hdr->state == ARC_MFU_GHOST;
+	int result = in_b2 ? ARC_GHOST_MFU : ARC_GHOST_MRU;
+
+	if (prefetch) {
+		arc_list_del(arc, hdr);
+		arc_enter_t1(arc, hdr, true);
+		return result;
+	}
+	/* Case II / III: adapt p, REPLACE, move x_t to the MRU end of T2. */
+	if (in_b2)
+		arc_adapt_down(arc);
+	else
+		arc_adapt_up(arc);
+	if (arc_full(arc))
+		arc_replace(arc, in_b2);
+	arc_list_del(arc, hdr);
+	arc_list_add(arc, hdr, ARC_MFU);
+	return result;
+}
+
+/**
+ * arc_access() - one access to a block: the paper's ARC(c) step for x_t.
+ * @arc: the directory.
+ * @oblock: origin block accessed.
+ * @aflags: 0 for a demand access, %ARC_ACCESS_PREFETCH for a read-ahead.
+ * @spare: the caller's spare header (from arc_hdr_alloc()), or a pointer
+ *	to NULL.  If the block needs a new header, *@spare is consumed and set
+ *	to NULL; otherwise it is left for the caller to reuse or free.
+ * @hdrp: set to the block's header, now resident (T1 or T2), on success.
+ *
+ * Demand accesses follow FAST 2003 Fig. 4 (IEEE Computer 2004):
+ *  - case I (hit in T1 or T2): move to the MRU end of T2;
+ *  - case II (ghost hit in B1): p = min(c, p + max(|B2|/|B1|, 1)), REPLACE,
+ *    move to the MRU end of T2;
+ *  - case III (ghost hit in B2): p = max(0, p - max(|B1|/|B2|, 1)), REPLACE
+ *    (with the tie rule), move to the MRU end of T2;
+ *  - case IV (miss, or an L2-only header): make room, insert at the MRU end
+ *    of T1.
+ *
+ * Prefetch accesses: a miss inserts at T1's MRU end with %ARC_F_PREFETCH; a
+ * resident block is left as it is; a ghost comes back to T1's MRU end as a
+ * prefetch block, room made as in case IV, p not adapted.  A demand hit on
+ * a resident %ARC_F_PREFETCH block clears the flag and moves it to the MRU
+ * end of T1 (not a second access).
+ *
+ * Blocks leaving T1/T2 go through &arc_ops.evict_data.  A header that comes
+ * back from a ghost list or the L2-only state (or a new one) has no data:
+ * the target hangs its data on it with arc_hdr_set_data().
+ *
+ * Context: @arc->lock held, BHs or preemption disabled, IRQs enabled (see
+ * arc.h).  Does not sleep.
+ * Return: an &enum arc_result (>= 0) on success; -ENOMEM if a new header is
+ * needed and *@spare is NULL; or an error of rhashtable_insert_fast() (e.g.
+ * -ENOMEM, -EBUSY) with the directory unchanged.
+ */
+int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
+	       struct arc_hdr **spare, struct arc_hdr **hdrp)
+{
+	bool prefetch = aflags & ARC_ACCESS_PREFETCH;
+	struct arc_hdr *hdr;
+	int r;
+
+	lockdep_assert_held(&arc->lock);
+
+	hdr = rhashtable_lookup_fast(&arc->table, &oblock, arc_rht_params);
+	if (hdr) {
+		*hdrp = hdr;
+		switch (hdr->state) {
+		case ARC_MRU:
+		case ARC_MFU:
+			return arc_hit(arc, hdr, prefetch);
+		case ARC_MRU_GHOST:
+		case ARC_MFU_GHOST:
+			return arc_ghost_hit(arc, hdr, prefetch);
+		case ARC_L2ONLY:
+			arc_list_del(arc, hdr);
+			arc_enter_t1(arc, hdr, prefetch);
+			return ARC_MISS;
+		default:
+			WARN_ON(1);
+			return -EINVAL;
+		}
+	}
+
+	hdr = *spare;
+	if (!hdr)
+		return -ENOMEM;
+	if (WARN_ON(hdr->state != ARC_NONE))
+		return -EINVAL;
+	hdr->oblock = oblock;
+	hdr->data = NULL;
+	hdr->flags = 0;
+	hdr->pins = 0;
+	r = rhashtable_insert_fast(&arc->table, &hdr->node, arc_rht_params);
+	if (r)
+		return r;
+	*spare = NULL;
+	arc_enter_t1(arc, hdr, prefetch);
+	*hdrp = hdr;
+	return ARC_MISS;
+}
+
+/**
+ * arc_invalidate() - a write made the block's cached copies stale.
+ * @arc: the directory.
+ * @hdr: the block's header.
+ *
+ * A resident header gives its data back (&arc_ops.evict_data) and leaves
+ * the directory entirely (not to a ghost list: the paper's lists lose one
+ * resident block).  A ghost stays as it is.  %ARC_F_L2 is cleared in every
+ * case, so an L2-only header leaves too.  A header that leaves is freed, or
+ * made %ARC_DEAD if pinned; the caller must not use an unpinned @hdr after
+ * this call.
+ *
+ * Context: @arc->lock held, BHs or preemption disabled, IRQs enabled (see
+ * arc.h).  Does not sleep.
+ */
+void arc_invalidate(struct arc *arc, struct arc_hdr *hdr)
+{
+	lockdep_assert_held(&arc->lock);
+
+	hdr->flags &= ~ARC_F_L2;
+	switch (hdr->state) {
+	case ARC_MRU:
+	case ARC_MFU:
+		arc_list_del(arc, hdr);
+		arc_evict_data(arc, hdr);
+		arc_leave(arc, hdr);
+		break;
+	case ARC_L2ONLY:
+		arc_list_del(arc, hdr);
+		arc_leave(arc, hdr);
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * arc_set_c() - change the capacity (shrinker, growth).
+ * @arc: the directory.
+ * @c: new capacity in blocks; clamped to 1..%ARC_C_MAX (the target keeps
+ *	its own minimum, arc_min).
+ *
+ * On a shrink, p is clamped to c, REPLACE runs (x_t taken as not in B2)
+ * until |T1| + |T2| <= c, then ghosts are deleted from the LRU ends, B1's
+ * until |T1| + |B1| <= c, then B2's (B1's if B2 is empty) until
+ * |T1| + |T2| + |B1| + |B2| <= 2c.  Deleted ghosts with %ARC_F_L2 go
+ * L2-only.  Growth changes no list.
+ *
+ * Context: @arc->lock held, BHs or preemption disabled, IRQs enabled (see
+ * arc.h).  Does not sleep; O(number of blocks dropped).
+ */
+void arc_set_c(struct arc *arc, u64 c)
+{
+	lockdep_assert_held(&arc->lock);
+
+	arc->c = clamp_t(u64, c, 1, ARC_C_MAX);
+	arc->p = min(arc->p, arc->c << ARC_P_SHIFT);
+	while (arc_t1(arc) + arc_t2(arc) > arc->c)
+		arc_replace(arc, false);
+	while (arc_t1(arc) + arc_b1(arc) > arc->c)
+		arc_drop_lru(arc, ARC_B1);
+	while (arc_t1(arc) + arc_t2(arc) + arc_b1(arc) + arc_b2(arc) >
+	       2 * arc->c)
+		arc_drop_lru(arc, arc_b2(arc) ? ARC_B2 : ARC_B1);
+}
+
+/* ---------------------------------------------------------------- */
+/* Header fields                                                    */
+/* ---------------------------------------------------------------- */
+
+/**
+ * arc_hdr_set_data() - hang the target's data on a resident header.
+ * @arc: the directory.
+ * @hdr: a header in T1 or T2.
+ * @data: opaque pointer (a page, a fill in flight), or NULL.
+ *
+ * The directory hands @data back through &arc_ops.evict_data when @hdr
+ * leaves T1/T2.  The caller must have dropped any previous data itself.
+ *
+ * Context: @arc->lock held.
+ */
+void arc_hdr_set_data(struct arc *arc, struct arc_hdr *hdr, void *data)
+{
+	lockdep_assert_held(&arc->lock);
+	if (WARN_ON(!arc_resident(hdr)))
+		return;
+	hdr->data = data;
+}
+
+/**
+ * arc_hdr_pin() - keep a header's memory alive across an unlocked section.
+ * @arc: the directory.
+ * @hdr: a hashed header.
+ *
+ * A pinned header still moves between the lists and may lose its data; if
+ * it leaves the directory it is unhashed and made %ARC_DEAD, and freed by
+ * the last arc_hdr_unpin().  At most U16_MAX pins.
+ *
+ * Context: @arc->lock held.
+ */
+void arc_hdr_pin(struct arc *arc, struct arc_hdr *hdr)
+{
+	lockdep_assert_held(&arc->lock);
+	if (WARN_ON(hdr->pins == U16_MAX))
+		return;
+	hdr->pins++;
+}
+
+/**
+ * arc_hdr_unpin() - drop a pin taken with arc_hdr_pin().
+ * @arc: the directory.
+ * @hdr: a pinned header.
+ *
+ * Frees @hdr if it was the last pin of a dead header; the caller must not
+ * use @hdr after this call unless it holds another pin.
+ *
+ * Context: @arc->lock held.
+ */
+void arc_hdr_unpin(struct arc *arc, struct arc_hdr *hdr)
+{
+	lockdep_assert_held(&arc->lock);
+	if (WARN_ON(!hdr->pins))
+		return;
+	if (--hdr->pins || hdr->state != ARC_DEAD)
+		return;
+	arc_list_del(arc, hdr);
+	kmem_cache_free(arc_hdr_cache, hdr);
+}
+
+/**
+ * arc_hdr_bump_gen() - a write to the block is about to be issued.
+ * @arc: the directory.
+ * @hdr: the block's header.
+ *
+ * Fills that recorded the old generation must discard their result.  The
+ * target may equally increment @hdr->gen itself under the lock.
+ *
+ * Context: @arc->lock held.
+ */
+void arc_hdr_bump_gen(struct arc *arc, struct arc_hdr *hdr)
+{
+	lockdep_assert_held(&arc->lock);
+	hdr->gen++;
+}
+
+/**
+ * arc_hdr_set_l2() - the cache device now holds a valid copy of the block.
+ * @arc: the directory.
+ * @hdr: a hashed header (resident or ghost).
+ *
+ * From now on the paper's rules move @hdr to the L2-only state instead of
+ * deleting it.
+ *
+ * Context: @arc->lock held.
+ */
+void arc_hdr_set_l2(struct arc *arc, struct arc_hdr *hdr)
+{
+	lockdep_assert_held(&arc->lock);
+	if (WARN_ON(hdr->state == ARC_NONE || hdr->state == ARC_DEAD))
+		return;
+	hdr->flags |= ARC_F_L2;
+}
+
+/**
+ * arc_hdr_clear_l2() - the cache device's copy of the block is gone.
+ * @arc: the directory.
+ * @hdr: the block's header.
+ *
+ * Clears %ARC_F_L2.  An L2-only header then leaves the directory (freed, or
+ * %ARC_DEAD if pinned); other headers keep their place.
+ *
+ * Context: @arc->lock held, BHs or preemption disabled, IRQs enabled (see
+ * arc.h).
+ */
+void arc_hdr_clear_l2(struct arc *arc, struct arc_hdr *hdr)
+{
+	lockdep_assert_held(&arc->lock);
+	hdr->flags &= ~ARC_F_L2;
+	if (hdr->state != ARC_L2ONLY)
+		return;
+	arc_list_del(arc, hdr);
+	arc_leave(arc, hdr);
+}
+
+/**
+ * arc_nr_hashed() - headers in the hash table.
+ * @arc: the directory.
+ *
+ * Context: any (a snapshot).
+ * Return: |T1| + |T2| + |B1| + |B2| + |L2-only|.
+ */
+unsigned int arc_nr_hashed(struct arc *arc)
+{
+	return atomic_read(&arc->table.nelems);
+}
+
+/* ---------------------------------------------------------------- */
+/* Setup and teardown                                               */
+/* ---------------------------------------------------------------- */
+
+/**
+ * arc_init() - set up an empty directory.
+ * @arc: the directory to set up.
+ * @c: capacity in blocks; clamped to 1..%ARC_C_MAX.
+ * @ops: the target's callbacks (must live as long as @arc).
+ * @private: stored in @arc->private for the target.
+ *
+ * p starts at 0, as in the paper.  arc_module_init() must have succeeded.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or the error of rhashtable_init().
+ */
+int arc_init(struct arc *arc, u64 c, const struct arc_ops *ops, void *private)
+{
+	int i;
+
+	spin_lock_init(&arc->lock);
+	for (i = 0; i < ARC_NR_LISTS; i++) {
+		INIT_LIST_HEAD(&arc->lists[i]);
+		arc->size[i] = 0;
+	}
+	arc->c = clamp_t(u64, c, 1, ARC_C_MAX);
+	arc->p = 0;
+	arc->evicted = 0;
+	arc->warm = false;
+	arc->ops = ops;
+	arc->private = private;
+	return rhashtable_init(&arc->table, &arc_rht_params);
+}
+
+/**
+ * arc_exit() - tear down a directory.
+ * @arc: the directory.
+ *
+ * Gives back the data of every resident header (&arc_ops.evict_data, under
+ * @arc->lock, which arc_exit() takes itself) and frees every header.  All
+ * pins must have been dropped: a header still pinned is reported and leaked
+ * rather than freed under its user.
+ *
+ * Context: process context, may sleep; the caller must not hold @arc->lock
+ * and no other user of @arc may remain.
+ */
+void arc_exit(struct arc *arc)
+{
+	struct arc_hdr *hdr, *tmp;
+	int i;
+
+	spin_lock_bh(&arc->lock);
+	for (i = 0; i < ARC_NR_LISTS; i++) {
+		list_for_each_entry_safe(hdr, tmp, &arc->lists[i], list) {
+			arc_list_del(arc, hdr);
+			if (arc_resident(hdr))
+				arc_evict_data(arc, hdr);
+			if (WARN_ON_ONCE(hdr->pins))
+				continue;
+			kmem_cache_free(arc_hdr_cache, hdr);
+		}
+	}
+	spin_unlock_bh(&arc->lock);
+	rhashtable_destroy(&arc->table);
+}

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-l2arc: the ARC directory.
+ *
+ * A directory of block headers keyed by origin block number, managed by the
+ * Adaptive Replacement Cache of N. Megiddo and D. S. Modha, "ARC: A
+ * Self-Tuning, Low Overhead Replacement Cache", USENIX FAST 2003 (Fig. 4),
+ * and "Outperforming LRU with an Adaptive Replacement Cache Algorithm", IEEE
+ * Computer 37(4), 2004.  No block I/O here: see the theory of operation at
+ * the top of arc.c.
+ *
+ * Locking: struct arc owns one spinlock, @arc->lock, that protects the four
+ * lists, their counters, p, c, the hash table's contents and every field of
+ * every header of that directory (state, flags, pins, gen, data, links).  The
+ * CALLER takes it around every call below except arc_init() and arc_exit(),
+ * and must not sleep while holding it.  The functions assert it with
+ * lockdep_assert_held().
+ *
+ * Context: on 6.1, rhashtable's bucket locks use local_bh_disable() and
+ * local_bh_enable() (6.12 uses local_irq_save()), and local_bh_enable() must
+ * not run with interrupts disabled or in hardirq context.  So take @arc->lock
+ * with spin_lock_bh() (or spin_lock() in process context), never with
+ * spin_lock_irqsave() and never from a hardirq handler (a bio end_io that
+ * needs the directory must defer to a workqueue).  Nothing below sleeps or
+ * allocates memory except that rhashtable_insert_fast() may allocate a
+ * bucket table with GFP_ATOMIC when a chain grows too long.
+ *
+ * Lock order: @arc->lock nests inside any lock of the target; the directory
+ * takes no other lock of dm-l2arc (only rhashtable's internal bucket locks).
+ */
+#ifndef DM_L2ARC_ARC_H
+#define DM_L2ARC_ARC_H
+
+#include <linux/bits.h>
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/rhashtable-types.h>
+
+/*
+ * Origin block numbers, in units of the target's cache block.  A distinct
+ * __bitwise type so that sparse catches a mix-up with sectors or L2 offsets
+ * (as dm-cache-block-types.h does).
+ */
+typedef u64 __bitwise oblock_t;
+
+static inline oblock_t to_oblock(u64 b)
+{
+	return (__force oblock_t)b;
+}
+
+static inline u64 from_oblock(oblock_t b)
+{
+	return (__force u64)b;
+}
+
+/* Largest capacity c, in blocks: keeps p (32.32 fixed point) and 2c in u64. */
+#define ARC_C_MAX		BIT_ULL(31)
+
+/* p is kept in fixed point with this many fractional bits. */
+#define ARC_P_SHIFT		32
+#define ARC_P_ONE		BIT_ULL(ARC_P_SHIFT)
+
+/**
+ * enum arc_state - where a header is.
+ * @ARC_NONE: not in the directory (a fresh spare from arc_hdr_alloc()).
+ * @ARC_MRU: resident, in T1 (seen once recently, or prefetched).
+ * @ARC_MFU: resident, in T2 (seen at least twice recently).
+ * @ARC_MRU_GHOST: ghost in B1 (evicted from T1; no data).
+ * @ARC_MFU_GHOST: ghost in B2 (evicted from T2; no data).
+ * @ARC_L2ONLY: dropped from the four lists but still hashed because its
+ *	block has a valid copy on the cache device (%ARC_F_L2); no data, and
+ *	counted toward no limit of the paper.
+ * @ARC_DEAD: out of the directory (unhashed) while pinned; freed by the last
+ *	arc_hdr_unpin().
+ */
+enum arc_state {
+	ARC_NONE = 0,
+	ARC_MRU,
+	ARC_MFU,
+	ARC_MRU_GHOST,
+	ARC_MFU_GHOST,
+	ARC_L2ONLY,
+	ARC_DEAD,
+};
+
+/**
+ * enum arc_list_id - the lists of a directory, to index arc->lists[].
+ * @ARC_T1: MRU, resident.
+ * @ARC_T2: MFU, resident.
+ * @ARC_B1: MRU ghost.
+ * @ARC_B2: MFU ghost.
+ * @ARC_LIST_L2ONLY: L2-only headers (oldest first); not one of the paper's.
+ * @ARC_LIST_DEAD: unhashed, pinned headers waiting for their last unpin.
+ * @ARC_NR_LISTS: number of lists.
+ */
+enum arc_list_id {
+	ARC_T1 = 0,
+	ARC_T2,
+	ARC_B1,
+	ARC_B2,
+	ARC_LIST_L2ONLY,
+	ARC_LIST_DEAD,
+	ARC_NR_LISTS,
+};
+
+/*
+ * Header flags (struct arc_hdr.flags).  The directory sets and clears
+ * ARC_F_PREFETCH and ARC_F_L2 as described at each function; it only keeps
+ * ARC_F_IO_IN_PROGRESS and the ARC_F_TARGET* bits for the target.
+ */
+#define ARC_F_PREFETCH		BIT(0)	/* resident, prefetched, not demanded */
+#define ARC_F_IO_IN_PROGRESS	BIT(1)	/* target: fill in flight */
+#define ARC_F_L2		BIT(2)	/* valid copy on the cache device */
+#define ARC_F_TARGET0		BIT(3)	/* free for the target */
+#define ARC_F_TARGET1		BIT(4)	/* free for the target */
+#define ARC_F_TARGET2		BIT(5)	/* free for the target */
+#define ARC_F_TARGET3		BIT(6)	/* free for the target */
+#define ARC_F_TARGET4		BIT(7)	/* free for the target */
+
+/**
+ * struct arc_hdr - one block's header, resident, ghost or L2-only (48 bytes).
+ * @node: link in the directory's rhashtable, keyed by @oblock.
+ * @list: link in the list of @state (LRU at the head, MRU at the tail).
+ * @oblock: origin block number (the key).
+ * @data: the block's data while resident (T1/T2), NULL otherwise.  Opaque to
+ *	the directory, which never dereferences it; set by the target with
+ *	arc_hdr_set_data() and handed back through &arc_ops.evict_data.
+ * @gen: generation, bumped by the target (arc_hdr_bump_gen()) before a write
+ *	to the block is issued; a fill installs its result only if @gen is
+ *	unchanged.  Wraps; compare for equality only.
+ * @state: an &enum arc_state.
+ * @flags: ARC_F_* bits.
+ * @pins: number of pins (arc_hdr_pin()); 0..U16_MAX.
+ *
+ * All fields are protected by the directory's lock.
+ */
+struct arc_hdr {
+	struct rhash_head node;
+	struct list_head list;
+	oblock_t oblock;
+	void *data;
+	u32 gen;
+	u8 state;
+	u8 flags;
+	u16 pins;
+};
+
+struct arc;
+
+/**
+ * struct arc_ops - callbacks from the directory to the target.
+ * @evict_data: @hdr leaves T1/T2 (REPLACE, a shrink, an invalidation or
+ *	arc_exit()); the target drops its reference to @data, which is non-NULL.
+ *	Called with @arc->lock held: must not sleep, must not call back into
+ *	the directory.  The directory sets @hdr->data to NULL afterwards.
+ */
+struct arc_ops {
+	void (*evict_data)(struct arc *arc, struct arc_hdr *hdr, void *data);
+};
+
+/**
+ * struct arc - one ARC directory.
+ * @lock: protects everything below and every header (see the file comment).
+ * @table: rhashtable of all hashed headers (T1, T2, B1, B2, L2-only).
+ * @lists: the lists, indexed by &enum arc_list_id; LRU at the head.
+ * @size: number of headers on each list (blocks).
+ * @c: capacity in blocks, 1..%ARC_C_MAX.
+ * @p: target size of T1 in blocks, fixed point with %ARC_P_SHIFT fractional
+ *	bits, 0..c << %ARC_P_SHIFT.
+ * @evicted: blocks taken out of T1/T2 for room (REPLACE, case IV's T1
+ *	delete, shrinks) since arc_init(); invalidations do not count.
+ * @warm: set once the cache has been full and evicted a block; stays set.
+ * @ops: the target's callbacks.
+ * @private: the target's pointer; the directory never uses it.
+ */
+struct arc {
+	spinlock_t lock;	/* protects all below and every header */
+	struct rhashtable table;
+	struct list_head lists[ARC_NR_LISTS];
+	u64 size[ARC_NR_LISTS];
+	u64 c;
+	u64 p;
+	u64 evicted;
+	bool warm;
+	const struct arc_ops *ops;
+	void *private;
+};
+
+/**
+ * enum arc_result - what arc_access() found.
+ * @ARC_HIT_MRU: resident in T1 (case I).
+ * @ARC_HIT_MFU: resident in T2 (case I).
+ * @ARC_GHOST_MRU: ghost hit in B1 (case II); a miss for hit ratios.
+ * @ARC_GHOST_MFU: ghost hit in B2 (case III); a miss for hit ratios.
+ * @ARC_MISS: not in T1, T2, B1 or B2 (case IV); the header may be an
+ *	L2-only one (check %ARC_F_L2).
+ */
+enum arc_result {
+	ARC_HIT_MRU = 0,
+	ARC_HIT_MFU,
+	ARC_GHOST_MRU,
+	ARC_GHOST_MFU,
+	ARC_MISS,
+};
+
+/* arc_access() flags */
+#define ARC_ACCESS_PREFETCH	BIT(0)	/* read-ahead by the target */
+
+int arc_module_init(void);
+void arc_module_exit(void);
+
+struct arc_hdr *arc_hdr_alloc(gfp_t gfp);
+void arc_hdr_free(struct arc_hdr *hdr);
+
+int arc_init(struct arc *arc, u64 c, const struct arc_ops *ops, void *private);
+void arc_exit(struct arc *arc);
+
+struct arc_hdr *arc_lookup(struct arc *arc, oblock_t oblock);
+int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
+	       struct arc_hdr **spare, struct arc_hdr **hdrp);
+void arc_invalidate(struct arc *arc, struct arc_hdr *hdr);
+void arc_set_c(struct arc *arc, u64 c);
+
+void arc_hdr_set_data(struct arc *arc, struct arc_hdr *hdr, void *data);
+void arc_hdr_pin(struct arc *arc, struct arc_hdr *hdr);
+void arc_hdr_unpin(struct arc *arc, struct arc_hdr *hdr);
+void arc_hdr_bump_gen(struct arc *arc, struct arc_hdr *hdr);
+void arc_hdr_set_l2(struct arc *arc, struct arc_hdr *hdr);
+void arc_hdr_clear_l2(struct arc *arc, struct arc_hdr *hdr);
+
+unsigned int arc_nr_hashed(struct arc *arc);
+
+/**
+ * arc_list_size() - number of headers on one list.
+ * @arc: the directory.
+ * @id: which list.
+ *
+ * Context: @arc->lock held (or a racy snapshot for statistics).
+ * Return: the count, in blocks.
+ */
+static inline u64 arc_list_size(const struct arc *arc, enum arc_list_id id)
+{
+	return arc->size[id];
+}
+
+/**
+ * arc_c() - capacity.
+ * @arc: the directory.
+ *
+ * Context: @arc->lock held (or a racy snapshot for statistics).
+ * Return: c, in blocks.
+ */
+static inline u64 arc_c(const struct arc *arc)
+{
+	return arc->c;
+}
+
+/**
+ * arc_p_fixed() - target size of T1, exactly.
+ * @arc: the directory.
+ *
+ * Context: @arc->lock held (or a racy snapshot for statistics).
+ * Return: p in blocks with %ARC_P_SHIFT fractional bits, 0..c << %ARC_P_SHIFT.
+ */
+static inline u64 arc_p_fixed(const struct arc *arc)
+{
+	return arc->p;
+}
+
+/**
+ * arc_p_blocks() - target size of T1, rounded to the nearest block.
+ * @arc: the directory.
+ *
+ * Context: @arc->lock held (or a racy snapshot for statistics).
+ * Return: p in blocks, rounded half up, 0..c.
+ */
+static inline u64 arc_p_blocks(const struct arc *arc)
+{
+	return (arc->p + (ARC_P_ONE >> 1)) >> ARC_P_SHIFT;
+}
+
+/**
+ * arc_evicted() - blocks evicted for room so far.
+ * @arc: the directory.
+ *
+ * Context: @arc->lock held (or a racy snapshot for statistics).
+ * Return: count of blocks taken out of T1/T2 by REPLACE, by case IV's
+ * delete of T1's LRU and by arc_set_c() since arc_init().
+ */
+static inline u64 arc_evicted(const struct arc *arc)
+{
+	return arc->evicted;
+}
+
+/**
+ * arc_is_warm() - has the cache been full and evicted at least once?
+ * @arc: the directory.
+ *
+ * Context: any; a racy snapshot is fine (the flag only goes from false to
+ * true).
+ * Return: true once the first block was evicted for room.
+ */
+static inline bool arc_is_warm(const struct arc *arc)
+{
+	return READ_ONCE(arc->warm);
+}
+
+#endif /* DM_L2ARC_ARC_H */

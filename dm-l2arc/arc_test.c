@@ -1,0 +1,960 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests of the ARC directory (arc.c), suite "dm_l2arc_arc".
+ *
+ * The expected lists and p of the hand-worked cases follow the pseudocode of
+ * N. Megiddo and D. S. Modha, "ARC: A Self-Tuning, Low Overhead Replacement
+ * Cache", USENIX FAST 2003, Fig. 4; they were checked with
+ * tests/tools/arc_ref.py --sequence.  Lists print LRU to MRU.
+ */
+
+#include <kunit/test.h>
+#include <linux/prandom.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "arc.h"
+
+/* ---------------------------------------------------------------- */
+/* Harness                                                          */
+/* ---------------------------------------------------------------- */
+
+/**
+ * struct arc_test_ctx - one directory under test.
+ * @arc: the directory.
+ * @spare: a spare header, reused until arc_access() consumes it.
+ * @evictions: calls of evict_data.
+ * @data_refs: data pointers handed to the directory and not yet returned.
+ * @bad_data: evict_data calls whose data did not match the header.
+ */
+struct arc_test_ctx {
+	struct arc arc;
+	struct arc_hdr *spare;
+	u64 evictions;
+	s64 data_refs;
+	u64 bad_data;
+};
+
+/* The data the tests hang on a block: never dereferenced. */
+static void *arc_test_tag(oblock_t b)
+{
+	return (void *)(uintptr_t)((from_oblock(b) << 4) | 0x8);
+}
+
+static void arc_test_evict_data(struct arc *arc, struct arc_hdr *hdr,
+				void *data)
+{
+	struct arc_test_ctx *ctx = container_of(arc, struct arc_test_ctx, arc);
+
+	ctx->evictions++;
+	ctx->data_refs--;
+	if (data != arc_test_tag(hdr->oblock))
+		ctx->bad_data++;
+}
+
+static const struct arc_ops arc_test_ops = {
+	.evict_data = arc_test_evict_data,
+};
+
+static struct arc_test_ctx *arc_test_new(struct kunit *test, u64 c)
+{
+	struct arc_test_ctx *ctx;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	KUNIT_ASSERT_EQ(test, arc_init(&ctx->arc, c, &arc_test_ops, NULL), 0);
+	test->priv = ctx;
+	return ctx;
+}
+
+static void arc_test_exit(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = test->priv;
+
+	if (!ctx)
+		return;
+	arc_exit(&ctx->arc);
+	arc_hdr_free(ctx->spare);
+	KUNIT_EXPECT_EQ(test, ctx->data_refs, 0);
+	KUNIT_EXPECT_EQ(test, ctx->bad_data, 0);
+}
+
+static int arc_test_suite_init(struct kunit_suite *suite)
+{
+	return arc_module_init();
+}
+
+static void arc_test_suite_exit(struct kunit_suite *suite)
+{
+	arc_module_exit();
+}
+
+/*
+ * One access, as the target does it: spare allocated outside the lock, the
+ * data hung on the header if it has none.  Returns the arc_result and the
+ * header in *@hdrp (if not NULL).
+ */
+static int arc_test_access_hdr(struct kunit *test, u64 b, unsigned int aflags,
+			       struct arc_hdr **hdrp)
+{
+	struct arc_test_ctx *ctx = test->priv;
+	struct arc_hdr *hdr = NULL;
+	int r;
+
+	if (!ctx->spare)
+		ctx->spare = arc_hdr_alloc(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->spare);
+	spin_lock_bh(&ctx->arc.lock);
+	r = arc_access(&ctx->arc, to_oblock(b), aflags, &ctx->spare, &hdr);
+	if (r >= 0 && !hdr->data) {
+		arc_hdr_set_data(&ctx->arc, hdr, arc_test_tag(hdr->oblock));
+		ctx->data_refs++;
+	}
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_ASSERT_GE(test, r, 0);
+	if (hdrp)
+		*hdrp = hdr;
+	return r;
+}
+
+static int arc_test_access(struct kunit *test, u64 b)
+{
+	return arc_test_access_hdr(test, b, 0, NULL);
+}
+
+static int arc_test_prefetch(struct kunit *test, u64 b)
+{
+	return arc_test_access_hdr(test, b, ARC_ACCESS_PREFETCH, NULL);
+}
+
+static struct arc_hdr *arc_test_lookup(struct kunit *test, u64 b)
+{
+	struct arc_test_ctx *ctx = test->priv;
+	struct arc_hdr *hdr;
+
+	spin_lock_bh(&ctx->arc.lock);
+	hdr = arc_lookup(&ctx->arc, to_oblock(b));
+	spin_unlock_bh(&ctx->arc.lock);
+	return hdr;
+}
+
+/* Print the four lists, LRU to MRU: "T1=[2 4] T2=[] B1=[1] B2=[]". */
+static const char *arc_test_lists(struct kunit *test)
+{
+	static const char * const names[] = { "T1", "T2", "B1", "B2", "L2" };
+	struct arc_test_ctx *ctx = test->priv;
+	size_t len = 512, n = 0;
+	struct arc_hdr *hdr;
+	char *buf;
+	int i;
+
+	buf = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	spin_lock_bh(&ctx->arc.lock);
+	for (i = ARC_T1; i <= ARC_B2 || ctx->arc.size[i]; i++) {
+		const char *sep = "";
+
+		if (i > ARC_LIST_L2ONLY)
+			break;
+		n += scnprintf(buf + n, len - n, "%s%s=[", i ? " " : "",
+			       names[i]);
+		list_for_each_entry(hdr, &ctx->arc.lists[i], list) {
+			n += scnprintf(buf + n, len - n, "%s%llu", sep,
+				       from_oblock(hdr->oblock));
+			sep = " ";
+		}
+		n += scnprintf(buf + n, len - n, "]");
+	}
+	spin_unlock_bh(&ctx->arc.lock);
+	return buf;
+}
+
+/* p as a fraction of blocks, in the directory's fixed point. */
+#define ARC_TEST_P(num, den)	(((u64)(num) << ARC_P_SHIFT) / (den))
+
+/* One step of a hand-worked sequence. */
+struct arc_test_step {
+	u64 block;
+	int result;
+	const char *lists;
+	u64 p;
+};
+
+static void arc_test_run_steps(struct kunit *test, u64 c,
+			       const struct arc_test_step *steps, size_t n)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, c);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int r = arc_test_access(test, steps[i].block);
+
+		KUNIT_EXPECT_EQ_MSG(test, r, steps[i].result, "step %zu", i);
+		KUNIT_EXPECT_STREQ_MSG(test, arc_test_lists(test),
+				       steps[i].lists, "step %zu", i);
+		KUNIT_EXPECT_EQ_MSG(test, arc_p_fixed(&ctx->arc), steps[i].p,
+				    "step %zu", i);
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Sizes                                                            */
+/* ---------------------------------------------------------------- */
+
+static void arc_test_sizes(struct kunit *test)
+{
+	kunit_info(test, "sizeof(struct arc_hdr) = %zu (resident, ghost and L2-only headers alike)\n",
+		   sizeof(struct arc_hdr));
+	kunit_info(test, "sizeof(struct arc) = %zu\n", sizeof(struct arc));
+	KUNIT_EXPECT_LE(test, sizeof(struct arc_hdr), 48);
+	if (IS_ENABLED(CONFIG_64BIT))
+		KUNIT_EXPECT_EQ(test, sizeof(struct arc_hdr), 48);
+}
+
+/* ---------------------------------------------------------------- */
+/* The paper's cases, by hand                                       */
+/* ---------------------------------------------------------------- */
+
+/* Case I: hits in T1 and T2 move to T2's MRU end.  c = 2. */
+static const struct arc_test_step arc_test_case_i_steps[] = {
+	{ 1, ARC_MISS,    "T1=[1] T2=[] B1=[] B2=[]",   0 },
+	{ 1, ARC_HIT_MRU, "T1=[] T2=[1] B1=[] B2=[]",   0 },
+	{ 2, ARC_MISS,    "T1=[2] T2=[1] B1=[] B2=[]",  0 },
+	{ 1, ARC_HIT_MFU, "T1=[2] T2=[1] B1=[] B2=[]",  0 },
+	{ 2, ARC_HIT_MRU, "T1=[] T2=[1 2] B1=[] B2=[]", 0 },
+	{ 1, ARC_HIT_MFU, "T1=[] T2=[2 1] B1=[] B2=[]", 0 },
+};
+
+static void arc_test_case_i(struct kunit *test)
+{
+	arc_test_run_steps(test, 2, arc_test_case_i_steps,
+			   ARRAY_SIZE(arc_test_case_i_steps));
+}
+
+/*
+ * Case IV: A with |T1| = c deletes T1's LRU (no ghost); A with |T1| < c
+ * deletes B1's LRU and REPLACEs; B REPLACEs once the directory holds c.
+ * c = 2.
+ */
+static const struct arc_test_step arc_test_case_iv_steps[] = {
+	{ 1, ARC_MISS,    "T1=[1] T2=[] B1=[] B2=[]",    0 },
+	{ 2, ARC_MISS,    "T1=[1 2] T2=[] B1=[] B2=[]",  0 },
+	/* A, |T1| = c: 1 leaves */
+	{ 3, ARC_MISS,    "T1=[2 3] T2=[] B1=[] B2=[]",  0 },
+	{ 3, ARC_HIT_MRU, "T1=[2] T2=[3] B1=[] B2=[]",   0 },
+	/* B: total = c, REPLACE (|T1| = 1 > p = 0) */
+	{ 4, ARC_MISS,    "T1=[4] T2=[3] B1=[2] B2=[]",  0 },
+	/* A, |T1| < c: delete B1's LRU, REPLACE */
+	{ 5, ARC_MISS,    "T1=[5] T2=[3] B1=[4] B2=[]",  0 },
+};
+
+static void arc_test_case_iv(struct kunit *test)
+{
+	struct arc_test_ctx *ctx;
+
+	arc_test_run_steps(test, 2, arc_test_case_iv_steps,
+			   ARRAY_SIZE(arc_test_case_iv_steps));
+	ctx = test->priv;
+	KUNIT_EXPECT_EQ(test, arc_evicted(&ctx->arc), 3);
+	KUNIT_EXPECT_EQ(test, ctx->evictions, 3);
+	KUNIT_EXPECT_TRUE(test, arc_is_warm(&ctx->arc));
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 3);
+}
+
+/*
+ * Case II (B1 hit: p grows by max(|B2|/|B1|, 1)) and case III (B2 hit: p
+ * shrinks by max(|B1|/|B2|, 1)), c = 2.
+ */
+static const struct arc_test_step arc_test_case_ii_iii_steps[] = {
+	{ 1, ARC_MISS,      "T1=[1] T2=[] B1=[] B2=[]",    0 },
+	{ 1, ARC_HIT_MRU,   "T1=[] T2=[1] B1=[] B2=[]",    0 },
+	{ 2, ARC_MISS,      "T1=[2] T2=[1] B1=[] B2=[]",   0 },
+	{ 2, ARC_HIT_MRU,   "T1=[] T2=[1 2] B1=[] B2=[]",  0 },
+	{ 3, ARC_MISS,      "T1=[3] T2=[2] B1=[] B2=[1]",  0 },
+	{ 4, ARC_MISS,      "T1=[4] T2=[2] B1=[3] B2=[1]", 0 },
+	/* II: p = 0 + max(1/1, 1) = 1; |T1| = p, x in B1: T2's LRU goes */
+	{ 3, ARC_GHOST_MRU, "T1=[4] T2=[3] B1=[] B2=[1 2]", ARC_TEST_P(1, 1) },
+	/* III: p = 1 - max(0/2, 1) = 0; |T1| = 1 > 0: T1's LRU goes */
+	{ 2, ARC_GHOST_MFU, "T1=[] T2=[3 2] B1=[4] B2=[1]", 0 },
+};
+
+static void arc_test_case_ii_iii(struct kunit *test)
+{
+	arc_test_run_steps(test, 2, arc_test_case_ii_iii_steps,
+			   ARRAY_SIZE(arc_test_case_ii_iii_steps));
+}
+
+/* REPLACE's tie rule: x in B2 and |T1| == p takes T1's LRU.  c = 3. */
+static const struct arc_test_step arc_test_tie_steps[] = {
+	{ 2, ARC_MISS,      "T1=[2] T2=[] B1=[] B2=[]",       0 },
+	{ 4, ARC_MISS,      "T1=[2 4] T2=[] B1=[] B2=[]",     0 },
+	{ 7, ARC_MISS,      "T1=[2 4 7] T2=[] B1=[] B2=[]",   0 },
+	{ 4, ARC_HIT_MRU,   "T1=[2 7] T2=[4] B1=[] B2=[]",    0 },
+	{ 5, ARC_MISS,      "T1=[7 5] T2=[4] B1=[2] B2=[]",   0 },
+	{ 2, ARC_GHOST_MRU, "T1=[5] T2=[4 2] B1=[7] B2=[]",   ARC_TEST_P(1, 1) },
+	{ 7, ARC_GHOST_MRU, "T1=[5] T2=[2 7] B1=[] B2=[4]",   ARC_TEST_P(2, 1) },
+	/* p = 2 - 1 = 1 = |T1| and x in B2: T1's LRU (5) goes to B1 */
+	{ 4, ARC_GHOST_MFU, "T1=[] T2=[2 7 4] B1=[5] B2=[]",  ARC_TEST_P(1, 1) },
+};
+
+static void arc_test_replace_tie(struct kunit *test)
+{
+	arc_test_run_steps(test, 3, arc_test_tie_steps,
+			   ARRAY_SIZE(arc_test_tie_steps));
+}
+
+/* A real-valued step: |B2|/|B1| = 3/2.  c = 5. */
+static const struct arc_test_step arc_test_frac_steps[] = {
+	{ 7, ARC_MISS,  "T1=[7] T2=[] B1=[] B2=[]", 0 },
+	{ 3, ARC_MISS,  "T1=[7 3] T2=[] B1=[] B2=[]", 0 },
+	{ 6, ARC_MISS,  "T1=[7 3 6] T2=[] B1=[] B2=[]", 0 },
+	{ 6, ARC_HIT_MRU, "T1=[7 3] T2=[6] B1=[] B2=[]", 0 },
+	{ 4, ARC_MISS,  "T1=[7 3 4] T2=[6] B1=[] B2=[]", 0 },
+	{ 5, ARC_MISS,  "T1=[7 3 4 5] T2=[6] B1=[] B2=[]", 0 },
+	{ 10, ARC_MISS, "T1=[3 4 5 10] T2=[6] B1=[7] B2=[]", 0 },
+	{ 3, ARC_HIT_MRU, "T1=[4 5 10] T2=[6 3] B1=[7] B2=[]", 0 },
+	{ 2, ARC_MISS,  "T1=[5 10 2] T2=[6 3] B1=[7 4] B2=[]", 0 },
+	{ 10, ARC_HIT_MRU, "T1=[5 2] T2=[6 3 10] B1=[7 4] B2=[]", 0 },
+	{ 1, ARC_MISS,  "T1=[2 1] T2=[6 3 10] B1=[7 4 5] B2=[]", 0 },
+	{ 7, ARC_GHOST_MRU, "T1=[1] T2=[6 3 10 7] B1=[4 5 2] B2=[]",
+	  ARC_TEST_P(1, 1) },
+	{ 9, ARC_MISS,  "T1=[1 9] T2=[3 10 7] B1=[4 5 2] B2=[6]",
+	  ARC_TEST_P(1, 1) },
+	{ 5, ARC_GHOST_MRU, "T1=[1 9] T2=[10 7 5] B1=[4 2] B2=[6 3]",
+	  ARC_TEST_P(2, 1) },
+	{ 11, ARC_MISS, "T1=[1 9 11] T2=[7 5] B1=[4 2] B2=[6 3 10]",
+	  ARC_TEST_P(2, 1) },
+	/* p = 2 + 3/2 = 3.5; |T1| = 3 < p: T2's LRU (7) goes */
+	{ 4, ARC_GHOST_MRU, "T1=[1 9 11] T2=[5 4] B1=[2] B2=[6 3 10 7]",
+	  ARC_TEST_P(7, 2) },
+};
+
+static void arc_test_fractional_p(struct kunit *test)
+{
+	struct arc_test_ctx *ctx;
+
+	arc_test_run_steps(test, 5, arc_test_frac_steps,
+			   ARRAY_SIZE(arc_test_frac_steps));
+	ctx = test->priv;
+	KUNIT_EXPECT_EQ(test, arc_p_blocks(&ctx->arc), 4);
+	/* p is clamped to a smaller c */
+	spin_lock_bh(&ctx->arc.lock);
+	arc_set_c(&ctx->arc, 3);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, arc_p_fixed(&ctx->arc), ARC_TEST_P(3, 1));
+	KUNIT_EXPECT_EQ(test, arc_p_blocks(&ctx->arc), 3);
+}
+
+/* The hit count of a small trace, worked by hand.  c = 3. */
+static void arc_test_hit_count(struct kunit *test)
+{
+	static const u64 trace[] = { 1, 2, 1, 3, 2, 1, 4, 1, 2, 3, 4, 1 };
+	unsigned int hits = 0, ghosts = 0;
+	size_t i;
+	int r;
+
+	arc_test_new(test, 3);
+	for (i = 0; i < ARRAY_SIZE(trace); i++) {
+		r = arc_test_access(test, trace[i]);
+		hits += r == ARC_HIT_MRU || r == ARC_HIT_MFU;
+		ghosts += r == ARC_GHOST_MRU || r == ARC_GHOST_MFU;
+	}
+	/* hits: 1 (T1), 2 (T1), 1 (T2), 1 (T2), 2 (T2), 4 (T1) */
+	KUNIT_EXPECT_EQ(test, hits, 6);
+	/* 3 in B1 (p = 1), 1 in B2 (p = 0) */
+	KUNIT_EXPECT_EQ(test, ghosts, 2);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[] T2=[3 4 1] B1=[] B2=[2]");
+}
+
+/* ---------------------------------------------------------------- */
+/* Synthetic trace against tests/tools/arc_ref.py                   */
+/* ---------------------------------------------------------------- */
+
+/* xorshift32; keep identical to synth_pages() in tests/tools/arc_ref.py. */
+static u64 arc_synth_next(u32 *s)
+{
+	u32 r;
+
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	r = *s;
+	if (r % 4 == 0)
+		return 1000 + (r >> 8) % 200;
+	return (r >> 8) % 24;
+}
+
+struct arc_test_synth {
+	u32 seed;
+	unsigned int n;
+	u64 c;
+	unsigned int hits;	/* from arc_ref.py --synthetic SEED N C */
+};
+
+static const struct arc_test_synth arc_test_synth_params[] = {
+	{ 1, 20000, 16, 8923 },
+	{ 7, 50000, 32, 36829 },
+};
+
+static void arc_test_synth_desc(const struct arc_test_synth *t, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "seed %u n %u c %llu", t->seed,
+		 t->n, t->c);
+}
+
+KUNIT_ARRAY_PARAM(arc_test_synth, arc_test_synth_params, arc_test_synth_desc);
+
+static void arc_test_synthetic(struct kunit *test)
+{
+	const struct arc_test_synth *t = test->param_value;
+	unsigned int i, hits = 0;
+	u32 s = t->seed;
+	int r;
+
+	arc_test_new(test, t->c);
+	for (i = 0; i < t->n; i++) {
+		r = arc_test_access(test, arc_synth_next(&s));
+		hits += r == ARC_HIT_MRU || r == ARC_HIT_MFU;
+	}
+	KUNIT_EXPECT_EQ(test, hits, t->hits);
+}
+
+/* ---------------------------------------------------------------- */
+/* Scan resistance                                                  */
+/* ---------------------------------------------------------------- */
+
+static void arc_test_scan(struct kunit *test)
+{
+	const u64 c = 100;
+	struct arc_test_ctx *ctx = arc_test_new(test, c);
+	unsigned int hot = 0;
+	struct arc_hdr *hdr;
+	u64 b;
+
+	for (b = 0; b < c; b++)
+		arc_test_access(test, b);
+	for (b = 0; b < c; b++)
+		KUNIT_ASSERT_EQ(test, arc_test_access(test, b), ARC_HIT_MRU);
+	KUNIT_ASSERT_EQ(test, arc_list_size(&ctx->arc, ARC_T2), c);
+	KUNIT_ASSERT_EQ(test, arc_p_fixed(&ctx->arc), 0);
+
+	for (b = 1000; b < 1000 + 10 * c; b++)
+		KUNIT_ASSERT_EQ(test, arc_test_access(test, b), ARC_MISS);
+
+	for (b = 0; b < c; b++) {
+		hdr = arc_test_lookup(test, b);
+		hot += hdr && hdr->state == ARC_MFU;
+	}
+	/* The first scan block REPLACEs T2's LRU (|T1| = 0), then T1's. */
+	KUNIT_EXPECT_EQ(test, hot, c - 1);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&ctx->arc, ARC_T1), 1);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&ctx->arc, ARC_T2), c - 1);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&ctx->arc, ARC_B1), c - 1);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&ctx->arc, ARC_B2), 1);
+	KUNIT_EXPECT_EQ(test, arc_p_fixed(&ctx->arc), 0);
+}
+
+/* ---------------------------------------------------------------- */
+/* Prefetch                                                         */
+/* ---------------------------------------------------------------- */
+
+static void arc_test_prefetch_rules(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 2);
+	struct arc_hdr *h1, *h2;
+
+	/* a prefetch miss enters T1 flagged */
+	KUNIT_EXPECT_EQ(test, arc_test_access_hdr(test, 1, ARC_ACCESS_PREFETCH,
+						  &h1), ARC_MISS);
+	KUNIT_EXPECT_TRUE(test, h1->flags & ARC_F_PREFETCH);
+	KUNIT_EXPECT_EQ(test, h1->state, ARC_MRU);
+	/* a prefetch hit changes nothing */
+	KUNIT_EXPECT_EQ(test, arc_test_prefetch(test, 1), ARC_HIT_MRU);
+	KUNIT_EXPECT_TRUE(test, h1->flags & ARC_F_PREFETCH);
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 2), ARC_MISS);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[1 2] T2=[] B1=[] B2=[]");
+	/* the first demand hit is not a second access: T1's MRU end */
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 1), ARC_HIT_MRU);
+	KUNIT_EXPECT_FALSE(test, h1->flags & ARC_F_PREFETCH);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[2 1] T2=[] B1=[] B2=[]");
+	/* the second one is */
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 1), ARC_HIT_MRU);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[2] T2=[1] B1=[] B2=[]");
+	/* a prefetch hit in T2 changes nothing either */
+	KUNIT_EXPECT_EQ(test, arc_test_prefetch(test, 2), ARC_HIT_MRU);
+	KUNIT_EXPECT_EQ(test, arc_test_prefetch(test, 1), ARC_HIT_MFU);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[2] T2=[1] B1=[] B2=[]");
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 3), ARC_MISS);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[3] T2=[1] B1=[2] B2=[]");
+
+	/* a prefetch of a B1 ghost: back to T1, flagged, p not adapted */
+	KUNIT_EXPECT_EQ(test, arc_test_access_hdr(test, 2, ARC_ACCESS_PREFETCH,
+						  &h2), ARC_GHOST_MRU);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[2] T2=[1] B1=[3] B2=[]");
+	KUNIT_EXPECT_TRUE(test, h2->flags & ARC_F_PREFETCH);
+	KUNIT_EXPECT_EQ(test, arc_p_fixed(&ctx->arc), 0);
+
+	/* the flag goes when the block leaves T1 */
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 4), ARC_MISS);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[4] T2=[1] B1=[2] B2=[]");
+	KUNIT_EXPECT_FALSE(test, h2->flags & ARC_F_PREFETCH);
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 4), ARC_HIT_MRU);
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 5), ARC_MISS);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[5] T2=[4] B1=[2] B2=[1]");
+
+	/* a prefetch of a B2 ghost: back to T1, flagged, p not adapted */
+	KUNIT_EXPECT_EQ(test, arc_test_access_hdr(test, 1, ARC_ACCESS_PREFETCH,
+						  &h1), ARC_GHOST_MFU);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[1] T2=[4] B1=[5] B2=[]");
+	KUNIT_EXPECT_TRUE(test, h1->flags & ARC_F_PREFETCH);
+	KUNIT_EXPECT_EQ(test, arc_p_fixed(&ctx->arc), 0);
+}
+
+/* ---------------------------------------------------------------- */
+/* Sizing                                                           */
+/* ---------------------------------------------------------------- */
+
+static void arc_test_set_c(struct kunit *test, u64 c)
+{
+	struct arc_test_ctx *ctx = test->priv;
+
+	spin_lock_bh(&ctx->arc.lock);
+	arc_set_c(&ctx->arc, c);
+	spin_unlock_bh(&ctx->arc.lock);
+}
+
+static void arc_test_shrink(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 4);
+	static const u64 seq[] = { 1, 2, 3, 4, 3, 4, 5, 6 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(seq); i++)
+		arc_test_access(test, seq[i]);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[5 6] T2=[3 4] B1=[1 2] B2=[]");
+	KUNIT_EXPECT_EQ(test, arc_evicted(&ctx->arc), 2);
+
+	/* REPLACE twice (p = 0: T1's LRU), then B1 down to c - |T1| */
+	arc_test_set_c(test, 2);
+	KUNIT_EXPECT_EQ(test, arc_c(&ctx->arc), 2);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[] T2=[3 4] B1=[5 6] B2=[]");
+	KUNIT_EXPECT_EQ(test, arc_evicted(&ctx->arc), 4);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 4);
+
+	/* REPLACE from T2 (T1 empty), B1 to 1, then B2 until total <= 2 */
+	arc_test_set_c(test, 1);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[] T2=[4] B1=[6] B2=[]");
+	KUNIT_EXPECT_EQ(test, arc_evicted(&ctx->arc), 5);
+
+	/* c never goes below 1 */
+	arc_test_set_c(test, 0);
+	KUNIT_EXPECT_EQ(test, arc_c(&ctx->arc), 1);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[] T2=[4] B1=[6] B2=[]");
+
+	/* growth changes no list; the room is used by later misses */
+	arc_test_set_c(test, 4);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[] T2=[4] B1=[6] B2=[]");
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 7), ARC_MISS);
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 8), ARC_MISS);
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 9), ARC_MISS);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[7 8 9] T2=[4] B1=[6] B2=[]");
+	KUNIT_EXPECT_EQ(test, arc_evicted(&ctx->arc), 5);
+	KUNIT_EXPECT_EQ(test, ctx->evictions, 5);
+}
+
+/* ---------------------------------------------------------------- */
+/* Invalidation, pins, L2-only                                      */
+/* ---------------------------------------------------------------- */
+
+static void arc_test_invalidate(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 2);
+	struct arc_hdr *h2;
+
+	arc_test_access(test, 1);
+	arc_test_access(test, 2);
+	arc_test_access(test, 3);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[2 3] T2=[] B1=[] B2=[]");
+	arc_test_access(test, 2);
+	arc_test_access(test, 4);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[4] T2=[2] B1=[3] B2=[]");
+
+	/* a ghost stays as it is, but loses its L2 copy */
+	h2 = arc_test_lookup(test, 3);
+	KUNIT_ASSERT_NOT_NULL(test, h2);
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_set_l2(&ctx->arc, h2);
+	arc_invalidate(&ctx->arc, h2);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, h2->state, ARC_MRU_GHOST);
+	KUNIT_EXPECT_FALSE(test, h2->flags & ARC_F_L2);
+
+	/* a resident block leaves the directory entirely */
+	h2 = arc_test_lookup(test, 2);
+	KUNIT_ASSERT_NOT_NULL(test, h2);
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_set_l2(&ctx->arc, h2);
+	arc_invalidate(&ctx->arc, h2);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[4] T2=[] B1=[3] B2=[]");
+	KUNIT_EXPECT_NULL(test, arc_test_lookup(test, 2));
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 2);
+	KUNIT_EXPECT_EQ(test, ctx->data_refs, 1);
+	/* invalidations are not evictions */
+	KUNIT_EXPECT_EQ(test, arc_evicted(&ctx->arc), 2);
+
+	/* case IV A deletes B1's LRU; the free slot needs no REPLACE */
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 5), ARC_MISS);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[4 5] T2=[] B1=[] B2=[]");
+	KUNIT_EXPECT_EQ(test, arc_evicted(&ctx->arc), 2);
+}
+
+static void arc_test_pins(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 1);
+	struct arc_hdr *h1, *h2, *h3;
+
+	/* pinned, REPLACEd into B1: still hashed, data returned */
+	arc_test_access_hdr(test, 1, 0, &h1);
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_pin(&ctx->arc, h1);
+	arc_hdr_pin(&ctx->arc, h1);
+	h1->flags |= ARC_F_IO_IN_PROGRESS;
+	spin_unlock_bh(&ctx->arc.lock);
+	arc_test_set_c(test, 2);
+	arc_test_access(test, 1);
+	arc_test_access_hdr(test, 2, 0, &h2);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[2] T2=[1] B1=[] B2=[]");
+	arc_test_set_c(test, 1);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[] T2=[1] B1=[2] B2=[]");
+	arc_test_access_hdr(test, 3, 0, &h3);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[3] T2=[] B1=[] B2=[1]");
+	KUNIT_EXPECT_EQ(test, h1->state, ARC_MFU_GHOST);
+	KUNIT_EXPECT_NULL(test, h1->data);
+	KUNIT_EXPECT_EQ(test, h1->pins, 2);
+	KUNIT_EXPECT_TRUE(test, h1->flags & ARC_F_IO_IN_PROGRESS);
+	KUNIT_EXPECT_PTR_EQ(test, arc_test_lookup(test, 1), h1);
+
+	/* case IV B deletes the pinned ghost: unhashed, dead, not freed */
+	arc_test_access(test, 3);
+	arc_test_access(test, 4);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[4] T2=[] B1=[] B2=[3]");
+	KUNIT_EXPECT_EQ(test, h1->state, ARC_DEAD);
+	KUNIT_EXPECT_NULL(test, arc_test_lookup(test, 1));
+	KUNIT_EXPECT_EQ(test, arc_list_size(&ctx->arc, ARC_LIST_DEAD), 1);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 2);
+
+	/* the block comes back with a new header */
+	KUNIT_EXPECT_EQ(test, arc_test_access_hdr(test, 1, 0, &h2), ARC_MISS);
+	KUNIT_EXPECT_PTR_NE(test, h2, h1);
+
+	/* a pinned resident header invalidated: dead too */
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_pin(&ctx->arc, h2);
+	arc_hdr_bump_gen(&ctx->arc, h2);
+	arc_invalidate(&ctx->arc, h2);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, h2->state, ARC_DEAD);
+	KUNIT_EXPECT_EQ(test, h2->gen, 1);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&ctx->arc, ARC_LIST_DEAD), 2);
+
+	/* the last unpin frees (KASAN would catch a use after free) */
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_unpin(&ctx->arc, h1);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, h1->pins, 1);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&ctx->arc, ARC_LIST_DEAD), 2);
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_unpin(&ctx->arc, h1);
+	arc_hdr_unpin(&ctx->arc, h2);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&ctx->arc, ARC_LIST_DEAD), 0);
+
+	/* an unpinned header stays where it is */
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_pin(&ctx->arc, h3);
+	arc_hdr_unpin(&ctx->arc, h3);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, h3->state, ARC_MFU_GHOST);
+}
+
+static void arc_test_l2only(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 1);
+	struct arc_hdr *h1, *h;
+
+	/* case IV deletes T1's LRU: with an L2 copy it goes L2-only */
+	arc_test_access_hdr(test, 1, 0, &h1);
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_set_l2(&ctx->arc, h1);
+	spin_unlock_bh(&ctx->arc.lock);
+	arc_test_access(test, 2);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[2] T2=[] B1=[] B2=[] L2=[1]");
+	KUNIT_EXPECT_EQ(test, h1->state, ARC_L2ONLY);
+	KUNIT_EXPECT_NULL(test, h1->data);
+	KUNIT_EXPECT_PTR_EQ(test, arc_test_lookup(test, 1), h1);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&ctx->arc, ARC_LIST_L2ONLY), 1);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 2);
+
+	/* an access is a miss that reuses the header, the spare is kept */
+	KUNIT_EXPECT_EQ(test, arc_test_access_hdr(test, 1, 0, &h), ARC_MISS);
+	KUNIT_EXPECT_PTR_EQ(test, h, h1);
+	KUNIT_EXPECT_NOT_NULL(test, ctx->spare);
+	KUNIT_EXPECT_TRUE(test, h1->flags & ARC_F_L2);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[1] T2=[] B1=[] B2=[]");
+	KUNIT_EXPECT_NULL(test, arc_test_lookup(test, 2));
+
+	/* ghosts deleted by a shrink go L2-only too */
+	arc_test_set_c(test, 2);
+	arc_test_access(test, 1);		/* T2=[1] */
+	arc_test_access(test, 2);
+	arc_test_access(test, 3);
+	arc_test_access(test, 3);
+	arc_test_access(test, 4);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[4] T2=[3] B1=[2] B2=[1]");
+	arc_test_set_c(test, 1);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[] T2=[3] B1=[4] B2=[] L2=[1]");
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 3);
+
+	/* dropping the L2 flag frees an L2-only header */
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_clear_l2(&ctx->arc, h1);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[] T2=[3] B1=[4] B2=[]");
+	KUNIT_EXPECT_NULL(test, arc_test_lookup(test, 1));
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 2);
+
+	/* case IV B deletes B2's LRU when the directory holds 2c */
+	h = arc_test_lookup(test, 3);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_set_l2(&ctx->arc, h);
+	spin_unlock_bh(&ctx->arc.lock);
+	arc_test_set_c(test, 2);
+	arc_test_access(test, 5);
+	arc_test_access(test, 6);
+	arc_test_access(test, 6);
+	arc_test_access(test, 7);
+	arc_test_access(test, 8);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[8] T2=[6] B1=[7] B2=[3]");
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 7), ARC_GHOST_MRU);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[8] T2=[7] B1=[] B2=[3 6]");
+	KUNIT_EXPECT_EQ(test, arc_p_fixed(&ctx->arc), ARC_TEST_P(1, 1));
+	/* and |T1| = p, x not in B2: REPLACE takes T2's LRU */
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 9), ARC_MISS);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[8 9] T2=[] B1=[] B2=[6 7] L2=[3]");
+
+	/* an invalidation drops an L2-only header, pinned or not */
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_pin(&ctx->arc, h);
+	arc_invalidate(&ctx->arc, h);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, h->state, ARC_DEAD);
+	KUNIT_EXPECT_FALSE(test, h->flags & ARC_F_L2);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&ctx->arc, ARC_LIST_L2ONLY), 0);
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_unpin(&ctx->arc, h);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 4);
+}
+
+/* ---------------------------------------------------------------- */
+/* Invariants under random load                                     */
+/* ---------------------------------------------------------------- */
+
+#define ARC_TEST_RANDOM_STEPS	100000
+#define ARC_TEST_RANDOM_BLOCKS	512
+#define ARC_TEST_MAX_PINS	8
+
+/* Walk every list: states, flags and data agree with the counters. */
+static void arc_test_walk(struct kunit *test, struct arc_test_ctx *ctx)
+{
+	struct arc *arc = &ctx->arc;
+	struct arc_hdr *hdr;
+	u64 count;
+	int i;
+
+	for (i = 0; i < ARC_NR_LISTS; i++) {
+		count = 0;
+		list_for_each_entry(hdr, &arc->lists[i], list) {
+			count++;
+			KUNIT_ASSERT_EQ(test, hdr->state, i + ARC_MRU);
+			if (i == ARC_T1 || i == ARC_T2)
+				KUNIT_ASSERT_PTR_EQ(test, hdr->data,
+						    arc_test_tag(hdr->oblock));
+			else
+				KUNIT_ASSERT_NULL(test, hdr->data);
+			if (hdr->flags & ARC_F_PREFETCH)
+				KUNIT_ASSERT_EQ(test, i, ARC_T1);
+			if (i == ARC_LIST_L2ONLY)
+				KUNIT_ASSERT_TRUE(test, hdr->flags & ARC_F_L2);
+			if (i == ARC_LIST_DEAD)
+				KUNIT_ASSERT_GT(test, hdr->pins, 0);
+		}
+		KUNIT_ASSERT_EQ(test, count, arc->size[i]);
+	}
+}
+
+static void arc_test_invariants(struct kunit *test, struct arc_test_ctx *ctx)
+{
+	struct arc *arc = &ctx->arc;
+	u64 t1 = arc_list_size(arc, ARC_T1), t2 = arc_list_size(arc, ARC_T2);
+	u64 b1 = arc_list_size(arc, ARC_B1), b2 = arc_list_size(arc, ARC_B2);
+	u64 c = arc_c(arc);
+
+	KUNIT_ASSERT_LE(test, t1 + t2, c);
+	KUNIT_ASSERT_LE(test, t1 + b1, c);
+	KUNIT_ASSERT_LE(test, t1 + t2 + b1 + b2, 2 * c);
+	KUNIT_ASSERT_LE(test, arc_p_fixed(arc), c << ARC_P_SHIFT);
+	KUNIT_ASSERT_EQ(test, (u64)arc_nr_hashed(arc),
+			t1 + t2 + b1 + b2 +
+			arc_list_size(arc, ARC_LIST_L2ONLY));
+	KUNIT_ASSERT_EQ(test, ctx->data_refs, (s64)(t1 + t2));
+}
+
+static void arc_test_random(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 64);
+	struct arc_hdr *pinned[ARC_TEST_MAX_PINS] = { };
+	unsigned int i, j, hits = 0, npins = 0, nc = 0;
+	struct rnd_state rnd;
+	struct arc_hdr *hdr;
+	u32 r, op;
+	u64 b;
+
+	prandom_seed_state(&rnd, 20030331);
+	for (i = 0; i < ARC_TEST_RANDOM_STEPS; i++) {
+		r = prandom_u32_state(&rnd);
+		op = r % 1000;
+		/* half the accesses to 48 hot blocks, the rest uniform */
+		b = (r >> 10) & 1 ? (r >> 11) % 48 :
+			(r >> 11) % ARC_TEST_RANDOM_BLOCKS;
+
+		if (i % 9973 == 9972) {
+			/* shrinks and growths around the start size, 64 */
+			static const u64 sizes[] = { 16, 96, 1, 64, 40, 200 };
+
+			arc_test_set_c(test, sizes[nc++ % ARRAY_SIZE(sizes)]);
+		} else if (op < 20) {
+			spin_lock_bh(&ctx->arc.lock);
+			hdr = arc_lookup(&ctx->arc, to_oblock(b));
+			if (hdr)
+				arc_invalidate(&ctx->arc, hdr);
+			spin_unlock_bh(&ctx->arc.lock);
+		} else if (op < 40) {
+			spin_lock_bh(&ctx->arc.lock);
+			hdr = arc_lookup(&ctx->arc, to_oblock(b));
+			if (hdr && hdr->state != ARC_L2ONLY)
+				arc_hdr_set_l2(&ctx->arc, hdr);
+			spin_unlock_bh(&ctx->arc.lock);
+		} else if (op < 50) {
+			spin_lock_bh(&ctx->arc.lock);
+			hdr = arc_lookup(&ctx->arc, to_oblock(b));
+			if (hdr)
+				arc_hdr_clear_l2(&ctx->arc, hdr);
+			spin_unlock_bh(&ctx->arc.lock);
+		} else if (op < 60) {
+			/* pin a block, or unpin the oldest pin */
+			spin_lock_bh(&ctx->arc.lock);
+			hdr = arc_lookup(&ctx->arc, to_oblock(b));
+			if (hdr && npins < ARC_TEST_MAX_PINS) {
+				arc_hdr_pin(&ctx->arc, hdr);
+				pinned[npins++] = hdr;
+			} else if (npins) {
+				arc_hdr_unpin(&ctx->arc, pinned[0]);
+				for (j = 1; j < npins; j++)
+					pinned[j - 1] = pinned[j];
+				npins--;
+			}
+			spin_unlock_bh(&ctx->arc.lock);
+		} else {
+			int res = arc_test_access_hdr(test, b,
+						      op < 250 ?
+						      ARC_ACCESS_PREFETCH : 0,
+						      NULL);
+
+			hits += res == ARC_HIT_MRU || res == ARC_HIT_MFU;
+		}
+		arc_test_invariants(test, ctx);
+		if (i % 1000 == 0) {
+			spin_lock_bh(&ctx->arc.lock);
+			arc_test_walk(test, ctx);
+			spin_unlock_bh(&ctx->arc.lock);
+		}
+	}
+	spin_lock_bh(&ctx->arc.lock);
+	arc_test_walk(test, ctx);
+	for (j = 0; j < npins; j++)
+		arc_hdr_unpin(&ctx->arc, pinned[j]);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&ctx->arc, ARC_LIST_DEAD), 0);
+	kunit_info(test, "%u steps: %u hits, %llu evicted, c %llu, p %llu/2^32, T1 %llu T2 %llu B1 %llu B2 %llu L2-only %llu\n",
+		   i, hits, arc_evicted(&ctx->arc), arc_c(&ctx->arc),
+		   arc_p_fixed(&ctx->arc),
+		   arc_list_size(&ctx->arc, ARC_T1),
+		   arc_list_size(&ctx->arc, ARC_T2),
+		   arc_list_size(&ctx->arc, ARC_B1),
+		   arc_list_size(&ctx->arc, ARC_B2),
+		   arc_list_size(&ctx->arc, ARC_LIST_L2ONLY));
+}
+
+static struct kunit_case arc_test_cases[] = {
+	KUNIT_CASE(arc_test_sizes),
+	KUNIT_CASE(arc_test_case_i),
+	KUNIT_CASE(arc_test_case_iv),
+	KUNIT_CASE(arc_test_case_ii_iii),
+	KUNIT_CASE(arc_test_replace_tie),
+	KUNIT_CASE(arc_test_fractional_p),
+	KUNIT_CASE(arc_test_hit_count),
+	KUNIT_CASE_PARAM(arc_test_synthetic, arc_test_synth_gen_params),
+	KUNIT_CASE(arc_test_scan),
+	KUNIT_CASE(arc_test_prefetch_rules),
+	KUNIT_CASE(arc_test_shrink),
+	KUNIT_CASE(arc_test_invalidate),
+	KUNIT_CASE(arc_test_pins),
+	KUNIT_CASE(arc_test_l2only),
+	KUNIT_CASE(arc_test_random),
+	{}
+};
+
+static struct kunit_suite arc_test_suite = {
+	.name = "dm_l2arc_arc",
+	.suite_init = arc_test_suite_init,
+	.suite_exit = arc_test_suite_exit,
+	.exit = arc_test_exit,
+	.test_cases = arc_test_cases,
+};
+
+kunit_test_suite(arc_test_suite);
