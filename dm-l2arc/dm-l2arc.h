@@ -17,7 +17,12 @@
 
 #include <linux/device-mapper.h>
 #include <linux/mm.h>
+#include <linux/proc_fs.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include "arc.h"
+#include "compat.h"
 
 #define DM_MSG_PREFIX "l2arc"
 
@@ -30,6 +35,22 @@
 
 /* A cache device must hold at least this many blocks. */
 #define L2ARC_CACHE_MIN_BLOCKS		16
+
+/* Smallest ARC a parameter may ask for: 16 blocks of 4 KiB, in bytes. */
+#define L2ARC_ARC_MIN_BYTES		(16ULL * 4096)
+
+/* Defaults of the module parameters arc_max and arc_min, in bytes. */
+#define L2ARC_ARC_MAX_DEFAULT		(256ULL << 20)
+#define L2ARC_ARC_MIN_DEFAULT		(16ULL << 20)
+
+/* Default of zfetch_max_distance, in bytes (OpenZFS <= 2.1's value). */
+#define L2ARC_ZFETCH_MAX_DISTANCE_DEFAULT	(8ULL << 20)
+
+/* Streams the prefetcher follows at once, per device. */
+#define L2ARC_ZFETCH_STREAMS		8
+
+/* Buckets of in-flight write tracking (a power of two). */
+#define L2ARC_WBUCKETS			1024
 
 /* No ARC may be larger than the machine's memory, in bytes. */
 #define L2ARC_ARC_MAX_BYTES		((u64)totalram_pages() << PAGE_SHIFT)
@@ -56,6 +77,146 @@ struct l2arc_table {
 	bool prefetch_disable_set;
 	char *features;
 };
+
+/**
+ * enum l2arc_stat - counters of one device, in the order of its arcstats
+ * rows (stats.c names them).  All count blocks (one per block a bio
+ * touches) unless the name says bytes.
+ */
+enum l2arc_stat {
+	L2ARC_STAT_HITS,		/* reads served from the ARC, no I/O */
+	L2ARC_STAT_IOHITS,		/* reads that joined an in-flight fill */
+	L2ARC_STAT_MISSES,		/* reads that started an origin read */
+	L2ARC_STAT_DEMAND_DATA_HITS,
+	L2ARC_STAT_DEMAND_DATA_IOHITS,
+	L2ARC_STAT_DEMAND_DATA_MISSES,
+	L2ARC_STAT_PREFETCH_DATA_HITS,
+	L2ARC_STAT_PREFETCH_DATA_IOHITS,
+	L2ARC_STAT_PREFETCH_DATA_MISSES,
+	L2ARC_STAT_MRU_HITS,
+	L2ARC_STAT_MRU_GHOST_HITS,
+	L2ARC_STAT_MFU_HITS,
+	L2ARC_STAT_MFU_GHOST_HITS,
+	L2ARC_STAT_HASH_ELEMENTS_MAX,
+	L2ARC_STAT_PREDICTIVE_PREFETCH,	/* read-ahead fills issued */
+	L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH,
+	L2ARC_STAT_MEMORY_THROTTLE,	/* reads sent uncached: no memory */
+	L2ARC_STAT_FILL_DISCARDED,	/* fills not installed: raced a write */
+	L2ARC_STAT_WRITES,		/* blocks written through */
+	L2ARC_STAT_WRITE_INVALIDATES,	/* cached blocks dropped by writes */
+	L2ARC_STAT_SHRINKS,		/* blocks given back to the shrinker */
+	L2ARC_STAT_NR,
+};
+
+/**
+ * struct l2arc_wbucket - writes in flight to the blocks of one bucket
+ * @inflight: writes (and discards, write-zeroes) issued, not completed
+ * @gen: bumped when such a write is issued and when it completes
+ *
+ * A fill installs its data only if no write of its bucket is in flight
+ * and @gen is what it was when the fill was issued: so no read that
+ * overlapped a write leaves data older than the write in the ARC.  Atomic,
+ * because write completions may run in hard interrupt context.
+ */
+struct l2arc_wbucket {
+	atomic_t inflight;
+	atomic_t gen;
+};
+
+/**
+ * struct l2arc_stream - one sequential read stream (zfetch)
+ * @next: the block a continuing stream reads next
+ * @pf_end: first block not yet read ahead
+ * @distance: current read-ahead distance, blocks
+ * @last_used: jiffies of the last access; the oldest stream is reused
+ */
+struct l2arc_stream {
+	u64 next;
+	u64 pf_end;
+	u64 distance;
+	unsigned long last_used;
+};
+
+/**
+ * struct l2arc_c - one l2arc target instance
+ * @ti: the dm target
+ * @origin: origin device
+ * @cache: cache device, or NULL when the table gave "-"
+ * @table: the parsed table line (status TABLE replays @table.features)
+ * @block_sectors: block size in sectors, power of two, 8..2048
+ * @block_shift: log2(@block_sectors)
+ * @block_order: page order of one block's data
+ * @nr_blocks: blocks mapped by the target (ti->len / @block_sectors)
+ * @c_max: this device's arc_max, in blocks
+ * @c_min: this device's arc_min, in blocks, 16..@c_max
+ * @arc: the ARC directory; @arc.lock also protects @stats, @streams,
+ *       @last_shrink
+ * @stats: counters, see &enum l2arc_stat; under @arc.lock
+ * @streams: sequential streams followed by the prefetcher
+ * @last_shrink: jiffies of the shrinker's last scan
+ * @wb: write tracking buckets (lock-free)
+ * @arc_ready: @arc is initialised (for the dtr of a half-built target)
+ * @fills_inflight: fills issued and not yet done (read-aheads included)
+ * @fills_wait: woken when @fills_inflight drops to 0
+ * @wq: runs fill completions (they need @arc.lock, which is BH-safe only)
+ * @shrinker: gives ARC memory back under pressure
+ * @proc: this device's /proc/dm-l2arc/<name> directory, while resumed
+ * @name: kernel name of the mapped device, "dm-<minor>"
+ * @crtime: creation time, ns (ktime_get_ns), for arcstats
+ * @stats_node: link in the list of all devices (stats.c)
+ * @stats_kid: kstat id in the arcstats header, given at registration
+ */
+struct l2arc_c {
+	struct dm_target *ti;
+	struct dm_dev *origin;
+	struct dm_dev *cache;
+	struct l2arc_table table;
+	u32 block_sectors;
+	unsigned int block_shift;
+	unsigned int block_order;
+	u64 nr_blocks;
+	u64 c_max;
+	u64 c_min;
+	struct arc arc;
+	u64 stats[L2ARC_STAT_NR];
+	struct l2arc_stream streams[L2ARC_ZFETCH_STREAMS];
+	unsigned long last_shrink;
+	struct l2arc_wbucket wb[L2ARC_WBUCKETS];
+	bool arc_ready;
+	atomic_t fills_inflight;
+	wait_queue_head_t fills_wait;
+	struct workqueue_struct *wq;
+	struct l2arc_shrinker shrinker;
+	struct proc_dir_entry *proc;
+	char name[16];
+	u64 crtime;
+	struct list_head stats_node;
+	int stats_kid;
+};
+
+/**
+ * enum l2arc_param_id - module parameters (params.c)
+ * @L2ARC_P_ARC_MAX: default arc_max, bytes
+ * @L2ARC_P_ARC_MIN: arc_min, bytes
+ * @L2ARC_P_PREFETCH_DISABLE: 0/1
+ * @L2ARC_P_ZFETCH_MAX_DISTANCE: bytes
+ */
+enum l2arc_param_id {
+	L2ARC_P_ARC_MAX,
+	L2ARC_P_ARC_MIN,
+	L2ARC_P_PREFETCH_DISABLE,
+	L2ARC_P_ZFETCH_MAX_DISTANCE,
+};
+
+/* params.c */
+u64 l2arc_param(enum l2arc_param_id id);
+
+/* stats.c */
+int l2arc_stats_init(void);
+void l2arc_stats_exit(void);
+void l2arc_stats_register(struct l2arc_c *lc);
+void l2arc_stats_unregister(struct l2arc_c *lc);
+void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals);
 
 /* table.c */
 int l2arc_parse_table(struct l2arc_table *t, unsigned int argc, char **argv,

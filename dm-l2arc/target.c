@@ -7,45 +7,652 @@
  *   <start> <length> l2arc <origin_dev> <cache_dev|-> <block_size>
  *                          [<#features> <feature>...]
  *
- * This file holds the target's methods: ctr/dtr, map, status, message,
- * iterate_devices, io_hints and the module's registration.
+ * Where a bio goes (l2arc_map()):
+ *  - a read is served from the ARC when the block is resident (a hit: the
+ *    data is copied out, no device I/O), joins the origin read already in
+ *    flight for the block (an iohit), or starts one (a miss): the whole
+ *    block is read from the origin into a new ARC buffer (a "fill"), the
+ *    directory having taken the access in mapping order, and the reader
+ *    gets its part when the fill completes;
+ *  - a write, discard or write-zeroes goes through to the origin; the
+ *    cached copies of its blocks are dropped before it is issued, and a
+ *    fill that overlapped it is not installed (struct l2arc_wbucket);
+ *  - anything else (flushes) is remapped to the origin unchanged.
+ *
+ * Fill completions run on the device's workqueue, because the directory's
+ * lock is BH-safe only (arc.h) and bio completions may run in hard IRQ
+ * context.  Lock order: arc.lock is the only lock of the I/O path; the
+ * write buckets are lock-free atomics.
  */
 #include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/jiffies.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/wait.h>
 
 #include "dm-l2arc.h"
 
 #define L2ARC_VERSION_MAJOR	0
-#define L2ARC_VERSION_MINOR	1
+#define L2ARC_VERSION_MINOR	2
 #define L2ARC_VERSION_PATCH	0
 
+/* After a shrink, c does not grow for this long (as ZFS's arc_grow_retry). */
+#define L2ARC_GROW_RETRY	(5 * HZ)
+
 /**
- * struct l2arc_c - one l2arc target instance
- * @ti: the dm target
- * @origin: origin device
- * @cache: cache device, or NULL when the table gave "-"
- * @table: the parsed table line (its @features string is replayed by
- *         status TABLE)
- * @block_sectors: block size in sectors (copy of @table.block_sectors)
+ * struct l2arc_io - per-bio data
+ * @first: first block of a tracked write
+ * @nr: number of blocks of a tracked write; 0 for any other bio
  */
-struct l2arc_c {
-	struct dm_target *ti;
-	struct dm_dev *origin;
-	struct dm_dev *cache;
-	struct l2arc_table table;
-	u32 block_sectors;
+struct l2arc_io {
+	u64 first;
+	u64 nr;
 };
+
+/**
+ * struct l2arc_fill - one origin read of a whole block into a new buffer
+ * @work: completion work, on the device's workqueue
+ * @lc: the device
+ * @hdr: the block's header, pinned until the fill is done
+ * @page: the buffer (compound page of order block_order); one reference
+ *        is the fill's, the ARC takes its own when the fill installs
+ * @waiters: reads waiting for the data; under arc.lock until completion
+ * @oblock: the block
+ * @wgen: generation of the block's write bucket when the fill was issued
+ * @status: the origin read's result
+ * @bio: the origin read
+ * @bvec: its single (multi-page) segment
+ */
+struct l2arc_fill {
+	struct work_struct work;
+	struct l2arc_c *lc;
+	struct arc_hdr *hdr;
+	struct page *page;
+	struct bio_list waiters;
+	u64 oblock;
+	int wgen;
+	blk_status_t status;
+	struct bio bio;
+	struct bio_vec bvec;
+};
+
+static struct kmem_cache *l2arc_fill_cache;
+
+/* ---- Write tracking ---- */
+
+static struct l2arc_wbucket *l2arc_wb(struct l2arc_c *lc, u64 block)
+{
+	return &lc->wb[block & (L2ARC_WBUCKETS - 1)];
+}
+
+/* A write to blocks [first, first + nr) is about to be issued. */
+static void l2arc_wb_enter(struct l2arc_c *lc, u64 first, u64 nr)
+{
+	u64 i, n = min_t(u64, nr, L2ARC_WBUCKETS);
+
+	for (i = 0; i < n; i++) {
+		struct l2arc_wbucket *wb = l2arc_wb(lc, first + i);
+
+		atomic_inc(&wb->inflight);
+		atomic_inc_return(&wb->gen);	/* full barrier */
+	}
+}
+
+/* The write has completed.  May run in hard IRQ context. */
+static void l2arc_wb_exit(struct l2arc_c *lc, u64 first, u64 nr)
+{
+	u64 i, n = min_t(u64, nr, L2ARC_WBUCKETS);
+
+	for (i = 0; i < n; i++) {
+		struct l2arc_wbucket *wb = l2arc_wb(lc, first + i);
+
+		atomic_inc_return(&wb->gen);	/* full barrier */
+		atomic_dec(&wb->inflight);
+	}
+}
+
+/* May a fill of @block issued at bucket generation @wgen install? */
+static bool l2arc_wb_clean(struct l2arc_c *lc, u64 block, int wgen)
+{
+	struct l2arc_wbucket *wb = l2arc_wb(lc, block);
+
+	return !atomic_read(&wb->inflight) && atomic_read(&wb->gen) == wgen;
+}
+
+/* ---- Buffers and fills ---- */
+
+/* arc_ops.evict_data: @hdr leaves T1/T2; arc.lock held. */
+static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data)
+{
+	if (hdr->flags & ARC_F_IO_IN_PROGRESS) {
+		/* data is a fill: it keeps its page and will not install */
+		hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
+		return;
+	}
+	put_page(data);
+}
+
+static const struct arc_ops l2arc_arc_ops = {
+	.evict_data = l2arc_evict_data,
+};
+
+static void l2arc_fill_free(struct l2arc_fill *f)
+{
+	if (f->page)
+		__free_pages(f->page, f->lc->block_order);
+	kmem_cache_free(l2arc_fill_cache, f);
+}
+
+/* Allocate a fill and its buffer without sleeping; NULL when short. */
+static struct l2arc_fill *l2arc_fill_alloc(struct l2arc_c *lc)
+{
+	gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
+	struct l2arc_fill *f;
+
+	f = kmem_cache_zalloc(l2arc_fill_cache, gfp);
+	if (!f)
+		return NULL;
+	f->lc = lc;
+	f->page = alloc_pages(gfp | __GFP_COMP, lc->block_order);
+	if (!f->page) {
+		l2arc_fill_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* Copy the part of a block that @bio wants out of @page. */
+static void l2arc_copy_to_bio(struct l2arc_c *lc, struct bio *bio,
+			      struct page *page)
+{
+	sector_t off = dm_target_offset(lc->ti, bio->bi_iter.bi_sector) &
+		       (lc->block_sectors - 1);
+	char *src = page_address(page) + (off << SECTOR_SHIFT);
+	struct bvec_iter iter;
+	struct bio_vec bv;
+
+	bio_for_each_segment(bv, bio, iter) {
+		memcpy_to_bvec(&bv, src);
+		src += bv.bv_len;
+	}
+}
+
+static void l2arc_fill_done(struct work_struct *work)
+{
+	struct l2arc_fill *f = container_of(work, struct l2arc_fill, work);
+	struct l2arc_c *lc = f->lc;
+	struct arc_hdr *hdr = f->hdr;
+	struct bio_list waiters;
+	struct bio *bio;
+
+	spin_lock_bh(&lc->arc.lock);
+	if (hdr->data == f && (hdr->flags & ARC_F_IO_IN_PROGRESS)) {
+		if (!f->status && l2arc_wb_clean(lc, f->oblock, f->wgen)) {
+			hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
+			get_page(f->page);
+			arc_hdr_set_data(&lc->arc, hdr, f->page);
+		} else {
+			lc->stats[L2ARC_STAT_FILL_DISCARDED]++;
+			arc_invalidate(&lc->arc, hdr);
+		}
+	}
+	arc_hdr_unpin(&lc->arc, hdr);
+	waiters = f->waiters;
+	bio_list_init(&f->waiters);
+	spin_unlock_bh(&lc->arc.lock);
+
+	while ((bio = bio_list_pop(&waiters))) {
+		if (f->status)
+			bio->bi_status = f->status;
+		else
+			l2arc_copy_to_bio(lc, bio, f->page);
+		bio_endio(bio);
+	}
+
+	bio_uninit(&f->bio);
+	put_page(f->page);
+	f->page = NULL;
+	l2arc_fill_free(f);
+	if (atomic_dec_and_test(&lc->fills_inflight))
+		wake_up(&lc->fills_wait);
+}
+
+static void l2arc_fill_endio(struct bio *bio)
+{
+	struct l2arc_fill *f = bio->bi_private;
+
+	f->status = bio->bi_status;
+	queue_work(f->lc->wq, &f->work);
+}
+
+/*
+ * Hang fill @f on @hdr, which arc_access() just made resident without
+ * data; arc.lock held.
+ */
+static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
+			      struct arc_hdr *hdr)
+{
+	f->hdr = hdr;
+	f->oblock = from_oblock(hdr->oblock);
+	f->wgen = atomic_read(&l2arc_wb(lc, f->oblock)->gen);
+	bio_list_init(&f->waiters);
+	hdr->flags |= ARC_F_IO_IN_PROGRESS;
+	arc_hdr_set_data(&lc->arc, hdr, f);
+	arc_hdr_pin(&lc->arc, hdr);
+	atomic_inc(&lc->fills_inflight);
+}
+
+/* Issue the origin read of an attached fill; process context. */
+static void l2arc_fill_submit(struct l2arc_c *lc, struct l2arc_fill *f)
+{
+	unsigned int bytes = lc->block_sectors << SECTOR_SHIFT;
+
+	INIT_WORK(&f->work, l2arc_fill_done);
+	bio_init(&f->bio, lc->origin->bdev, &f->bvec, 1, REQ_OP_READ);
+	f->bio.bi_iter.bi_sector = f->oblock << lc->block_shift;
+	__bio_add_page(&f->bio, f->page, bytes, 0);
+	f->bio.bi_end_io = l2arc_fill_endio;
+	f->bio.bi_private = f;
+	submit_bio_noacct(&f->bio);
+}
+
+/* ---- Reads ---- */
+
+/* c grows back towards c_max, one block a miss, once pressure is over. */
+static void l2arc_grow(struct l2arc_c *lc)
+{
+	u64 c = arc_c(&lc->arc);
+
+	if (c < lc->c_max &&
+	    time_after(jiffies, lc->last_shrink + L2ARC_GROW_RETRY))
+		arc_set_c(&lc->arc, c + 1);
+}
+
+/* Count one access's result; arc.lock held. */
+static void l2arc_count(struct l2arc_c *lc, int result, bool iohit,
+			bool prefetch)
+{
+	u64 *s = lc->stats;
+
+	switch (result) {
+	case ARC_HIT_MRU:
+	case ARC_HIT_MFU:
+		s[result == ARC_HIT_MRU ? L2ARC_STAT_MRU_HITS :
+					  L2ARC_STAT_MFU_HITS]++;
+		if (iohit) {
+			s[L2ARC_STAT_IOHITS]++;
+			s[prefetch ? L2ARC_STAT_PREFETCH_DATA_IOHITS :
+				     L2ARC_STAT_DEMAND_DATA_IOHITS]++;
+		} else {
+			s[L2ARC_STAT_HITS]++;
+			s[prefetch ? L2ARC_STAT_PREFETCH_DATA_HITS :
+				     L2ARC_STAT_DEMAND_DATA_HITS]++;
+		}
+		return;
+	case ARC_GHOST_MRU:
+		s[L2ARC_STAT_MRU_GHOST_HITS]++;
+		break;
+	case ARC_GHOST_MFU:
+		s[L2ARC_STAT_MFU_GHOST_HITS]++;
+		break;
+	}
+	s[L2ARC_STAT_MISSES]++;
+	s[prefetch ? L2ARC_STAT_PREFETCH_DATA_MISSES :
+		     L2ARC_STAT_DEMAND_DATA_MISSES]++;
+}
+
+static void l2arc_note_hash_max(struct l2arc_c *lc)
+{
+	u64 n = arc_nr_hashed(&lc->arc);
+
+	if (n > lc->stats[L2ARC_STAT_HASH_ELEMENTS_MAX])
+		lc->stats[L2ARC_STAT_HASH_ELEMENTS_MAX] = n;
+}
+
+/*
+ * One read-ahead of @block into the ARC, without a waiter.  Skipped when
+ * memory is short.  Returns the fill to submit, or NULL.
+ */
+static struct l2arc_fill *l2arc_prefetch_block(struct l2arc_c *lc, u64 block)
+{
+	struct l2arc_fill *f = NULL;
+	struct arc_hdr *spare = NULL, *hdr;
+	int r;
+
+	for (;;) {
+		spin_lock_bh(&lc->arc.lock);
+		hdr = arc_lookup(&lc->arc, to_oblock(block));
+		if (hdr && (hdr->state == ARC_MRU || hdr->state == ARC_MFU)) {
+			/* resident: a prefetch access changes nothing */
+			l2arc_count(lc, ARC_HIT_MRU + (hdr->state == ARC_MFU),
+				    hdr->flags & ARC_F_IO_IN_PROGRESS, true);
+			goto out_unlock;
+		}
+		if (f && spare)
+			break;
+		spin_unlock_bh(&lc->arc.lock);
+		if (!f)
+			f = l2arc_fill_alloc(lc);
+		if (!spare)
+			spare = arc_hdr_alloc(GFP_NOWAIT | __GFP_NOWARN);
+		if (!f || !spare)
+			goto out;
+	}
+
+	r = arc_access(&lc->arc, to_oblock(block), ARC_ACCESS_PREFETCH,
+		       &spare, &hdr);
+	if (r < 0)
+		goto out_unlock;
+	l2arc_count(lc, r, false, true);
+	lc->stats[L2ARC_STAT_PREDICTIVE_PREFETCH]++;
+	l2arc_fill_attach(lc, f, hdr);
+	l2arc_note_hash_max(lc);
+	spin_unlock_bh(&lc->arc.lock);
+	if (spare)
+		arc_hdr_free(spare);
+	return f;
+
+out_unlock:
+	spin_unlock_bh(&lc->arc.lock);
+out:
+	if (f)
+		l2arc_fill_free(f);
+	if (spare)
+		arc_hdr_free(spare);
+	return NULL;
+}
+
+/*
+ * zfetch: follow sequential streams of demand reads and read ahead of
+ * them, the distance doubling while the stream holds, up to
+ * zfetch_max_distance (as ZFS's dmu_zfetch does).  Called after a demand
+ * read of @block.
+ */
+static void l2arc_zfetch(struct l2arc_c *lc, u64 block)
+{
+	u64 max_dist, from = 0, to = 0, b;
+	struct l2arc_stream *s, *oldest = &lc->streams[0];
+	int i;
+
+	if (lc->table.prefetch_disable ||
+	    l2arc_param(L2ARC_P_PREFETCH_DISABLE))
+		return;
+	max_dist = max_t(u64, 1, l2arc_param(L2ARC_P_ZFETCH_MAX_DISTANCE) >>
+			 (lc->block_shift + SECTOR_SHIFT));
+
+	spin_lock_bh(&lc->arc.lock);
+	for (i = 0; i < L2ARC_ZFETCH_STREAMS; i++) {
+		s = &lc->streams[i];
+		if (s->next == block && s->last_used)
+			break;
+		if (time_before(s->last_used, oldest->last_used))
+			oldest = s;
+	}
+	if (i == L2ARC_ZFETCH_STREAMS) {
+		/* a new stream: confirmed by the next sequential read */
+		s = oldest;
+		s->next = block + 1;
+		s->pf_end = block + 1;
+		s->distance = 0;
+	} else {
+		s->next = block + 1;
+		s->distance = min(max_dist, s->distance ? 2 * s->distance : 2);
+		from = max(s->pf_end, block + 1);
+		to = min(block + 1 + s->distance, lc->nr_blocks);
+		if (to > s->pf_end)
+			s->pf_end = to;
+	}
+	s->last_used = jiffies | 1;
+	spin_unlock_bh(&lc->arc.lock);
+
+	for (b = from; b < to; b++) {
+		struct l2arc_fill *f = l2arc_prefetch_block(lc, b);
+
+		if (f)
+			l2arc_fill_submit(lc, f);
+	}
+}
+
+/*
+ * A read of (part of) one block.  The directory takes the access in
+ * mapping order; a hit completes here, a miss when its fill does.
+ */
+static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio)
+{
+	u64 block = dm_target_offset(lc->ti, bio->bi_iter.bi_sector) >>
+		    lc->block_shift;
+	struct l2arc_fill *f = NULL, *started = NULL;
+	struct arc_hdr *spare = NULL, *hdr;
+	struct page *page = NULL;
+	bool was_prefetch;
+	int r;
+
+	for (;;) {
+		spin_lock_bh(&lc->arc.lock);
+		hdr = arc_lookup(&lc->arc, to_oblock(block));
+		if (hdr && (hdr->state == ARC_MRU || hdr->state == ARC_MFU))
+			break;
+		if (f && spare)
+			break;
+		spin_unlock_bh(&lc->arc.lock);
+		if (!f)
+			f = l2arc_fill_alloc(lc);
+		if (!spare)
+			spare = arc_hdr_alloc(GFP_NOWAIT | __GFP_NOWARN);
+		if (!f || !spare)
+			goto uncached;
+	}
+
+	was_prefetch = hdr && (hdr->flags & ARC_F_PREFETCH);
+	r = arc_access(&lc->arc, to_oblock(block), 0, &spare, &hdr);
+	if (r < 0) {
+		spin_unlock_bh(&lc->arc.lock);
+		goto uncached;
+	}
+	if (r == ARC_HIT_MRU || r == ARC_HIT_MFU) {
+		bool iohit = hdr->flags & ARC_F_IO_IN_PROGRESS;
+
+		l2arc_count(lc, r, iohit, false);
+		if (was_prefetch)
+			lc->stats[L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH]++;
+		if (iohit) {
+			bio_list_add(&((struct l2arc_fill *)hdr->data)->waiters,
+				     bio);
+		} else {
+			page = hdr->data;
+			get_page(page);
+		}
+	} else {
+		l2arc_count(lc, r, false, false);
+		l2arc_grow(lc);
+		l2arc_fill_attach(lc, f, hdr);
+		bio_list_add(&f->waiters, bio);
+		l2arc_note_hash_max(lc);
+		started = f;
+		f = NULL;
+	}
+	spin_unlock_bh(&lc->arc.lock);
+
+	if (f)
+		l2arc_fill_free(f);
+	if (spare)
+		arc_hdr_free(spare);
+	if (page) {
+		l2arc_copy_to_bio(lc, bio, page);
+		put_page(page);
+		bio_endio(bio);
+	}
+	if (started)
+		l2arc_fill_submit(lc, started);
+	l2arc_zfetch(lc, block);
+	return DM_MAPIO_SUBMITTED;
+
+uncached:
+	/* No memory for a buffer: read around the ARC. */
+	if (f)
+		l2arc_fill_free(f);
+	if (spare)
+		arc_hdr_free(spare);
+	spin_lock_bh(&lc->arc.lock);
+	lc->stats[L2ARC_STAT_MEMORY_THROTTLE]++;
+	spin_unlock_bh(&lc->arc.lock);
+	return DM_MAPIO_REMAPPED;
+}
+
+/* ---- Writes ---- */
+
+/* Drop every cached copy of blocks [first, first + nr); arc.lock held. */
+static void l2arc_invalidate_range(struct l2arc_c *lc, u64 first, u64 nr)
+{
+	struct arc *arc = &lc->arc;
+	struct arc_hdr *hdr, *tmp;
+	u64 b, dropped = 0;
+	int l;
+
+	if (nr <= arc_list_size(arc, ARC_T1) + arc_list_size(arc, ARC_T2)) {
+		for (b = first; b < first + nr; b++) {
+			hdr = arc_lookup(arc, to_oblock(b));
+			if (!hdr)
+				continue;
+			dropped += hdr->state == ARC_MRU || hdr->state == ARC_MFU;
+			arc_invalidate(arc, hdr);
+		}
+	} else {
+		/* a range larger than the ARC: walk the resident lists */
+		for (l = ARC_T1; l <= ARC_T2; l++) {
+			list_for_each_entry_safe(hdr, tmp, &arc->lists[l],
+						 list) {
+				b = from_oblock(hdr->oblock);
+				if (b < first || b - first >= nr)
+					continue;
+				dropped++;
+				arc_invalidate(arc, hdr);
+			}
+		}
+	}
+	lc->stats[L2ARC_STAT_WRITES] += nr;
+	lc->stats[L2ARC_STAT_WRITE_INVALIDATES] += dropped;
+}
+
+/* A write, discard or write-zeroes is about to go to the origin. */
+static void l2arc_write_begin(struct l2arc_c *lc, struct bio *bio,
+			      struct l2arc_io *io)
+{
+	sector_t start = dm_target_offset(lc->ti, bio->bi_iter.bi_sector);
+	sector_t end = start + bio_sectors(bio) - 1;
+
+	io->first = start >> lc->block_shift;
+	io->nr = (end >> lc->block_shift) - io->first + 1;
+	l2arc_wb_enter(lc, io->first, io->nr);
+
+	spin_lock_bh(&lc->arc.lock);
+	l2arc_invalidate_range(lc, io->first, io->nr);
+	spin_unlock_bh(&lc->arc.lock);
+}
+
+/* ---- The map function ---- */
+
+static void l2arc_remap(struct l2arc_c *lc, struct bio *bio)
+{
+	bio_set_dev(bio, lc->origin->bdev);
+	if (bio_sectors(bio))
+		bio->bi_iter.bi_sector = dm_target_offset(lc->ti,
+							  bio->bi_iter.bi_sector);
+}
+
+static int l2arc_map(struct dm_target *ti, struct bio *bio)
+{
+	struct l2arc_c *lc = ti->private;
+	struct l2arc_io *io = dm_per_bio_data(bio, sizeof(*io));
+	int r;
+
+	io->nr = 0;
+	if (bio_op(bio) == REQ_OP_READ && bio_sectors(bio)) {
+		r = l2arc_map_read(lc, bio);
+		if (r != DM_MAPIO_REMAPPED)
+			return r;
+	} else if (op_is_write(bio_op(bio)) && bio_sectors(bio)) {
+		l2arc_write_begin(lc, bio, io);
+	}
+	l2arc_remap(lc, bio);
+	return DM_MAPIO_REMAPPED;
+}
+
+static int l2arc_end_io(struct dm_target *ti, struct bio *bio,
+			blk_status_t *error)
+{
+	struct l2arc_c *lc = ti->private;
+	struct l2arc_io *io = dm_per_bio_data(bio, sizeof(*io));
+
+	if (io->nr) {
+		l2arc_wb_exit(lc, io->first, io->nr);
+		io->nr = 0;
+	}
+	return DM_ENDIO_DONE;
+}
+
+/* ---- Shrinker ---- */
+
+static unsigned long l2arc_shrink_count(struct shrinker *s,
+					struct shrink_control *sc)
+{
+	struct l2arc_c *lc = l2arc_shrinker_private(s);
+	u64 resident = arc_list_size(&lc->arc, ARC_T1) +
+		       arc_list_size(&lc->arc, ARC_T2);
+
+	if (resident <= lc->c_min)
+		return 0;
+	return (resident - lc->c_min) << lc->block_order;
+}
+
+/*
+ * Give memory back: c shrinks by the blocks asked for, never below c_min,
+ * and the directory trims its lists to the paper's invariants for the new
+ * c.  Returns pages freed.
+ */
+static unsigned long l2arc_shrink_scan(struct shrinker *s,
+				       struct shrink_control *sc)
+{
+	struct l2arc_c *lc = l2arc_shrinker_private(s);
+	u64 want = max_t(u64, 1, sc->nr_to_scan >> lc->block_order);
+	u64 before, after, c;
+
+	spin_lock_bh(&lc->arc.lock);
+	before = arc_list_size(&lc->arc, ARC_T1) +
+		 arc_list_size(&lc->arc, ARC_T2);
+	c = min(arc_c(&lc->arc), before);
+	c = c > lc->c_min + want ? c - want : lc->c_min;
+	if (c < arc_c(&lc->arc))
+		arc_set_c(&lc->arc, c);
+	after = arc_list_size(&lc->arc, ARC_T1) +
+		arc_list_size(&lc->arc, ARC_T2);
+	lc->stats[L2ARC_STAT_SHRINKS] += before - after;
+	lc->last_shrink = jiffies;
+	spin_unlock_bh(&lc->arc.lock);
+
+	return before > after ? (before - after) << lc->block_order :
+				SHRINK_STOP;
+}
 
 /* ---- Constructor and destructor ---- */
 
-/* Copes with a half-built target: every member may still be NULL. */
+/* Copes with a half-built target: every member may still be unset. */
 static void l2arc_dtr(struct dm_target *ti)
 {
 	struct l2arc_c *lc = ti->private;
 
 	if (!lc)
 		return;
+	l2arc_stats_unregister(lc);
+	wait_event(lc->fills_wait, !atomic_read(&lc->fills_inflight));
+	l2arc_shrinker_unregister(&lc->shrinker);
+	if (lc->wq)
+		destroy_workqueue(lc->wq);
+	if (lc->arc_ready)
+		arc_exit(&lc->arc);
 	if (lc->cache)
 		dm_put_device(ti, lc->cache);
 	if (lc->origin)
@@ -58,7 +665,6 @@ static void l2arc_dtr(struct dm_target *ti)
 static int l2arc_get_devices(struct l2arc_c *lc, struct dm_target *ti)
 {
 	struct l2arc_table *t = &lc->table;
-	sector_t origin_sectors;
 	int r;
 
 	r = dm_get_device(ti, t->origin_path, dm_table_get_mode(ti->table),
@@ -85,8 +691,7 @@ static int l2arc_get_devices(struct l2arc_c *lc, struct dm_target *ti)
 		}
 	}
 
-	origin_sectors = bdev_nr_sectors(lc->origin->bdev);
-	if (ti->len > origin_sectors) {
+	if (ti->len > bdev_nr_sectors(lc->origin->bdev)) {
 		ti->error = "Length exceeds the origin device";
 		return -EINVAL;
 	}
@@ -97,31 +702,73 @@ static int l2arc_get_devices(struct l2arc_c *lc, struct dm_target *ti)
 	return 0;
 }
 
+/* Size the ARC: c_max from arc_max (the table's or the module's). */
+static void l2arc_size_arc(struct l2arc_c *lc)
+{
+	u64 bytes = lc->table.arc_max_set ? lc->table.arc_max :
+					    l2arc_param(L2ARC_P_ARC_MAX);
+	unsigned int shift = lc->block_shift + SECTOR_SHIFT;
+
+	lc->c_max = clamp_t(u64, bytes >> shift, L2ARC_ARC_MIN_BLOCKS,
+			    ARC_C_MAX);
+	lc->c_min = clamp_t(u64, l2arc_param(L2ARC_P_ARC_MIN) >> shift,
+			    L2ARC_ARC_MIN_BLOCKS, lc->c_max);
+}
+
 /*
  * Construct an l2arc target.  Every failure sets a specific ti->error and
  * unwinds through l2arc_dtr().
  */
 static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
+	struct mapped_device *md = dm_table_get_md(ti->table);
 	struct l2arc_c *lc;
 	int r;
 
-	lc = kzalloc(sizeof(*lc), GFP_KERNEL);
+	lc = kvzalloc(sizeof(*lc), GFP_KERNEL);
 	if (!lc) {
 		ti->error = "Cannot allocate l2arc context";
 		return -ENOMEM;
 	}
 	lc->ti = ti;
 	ti->private = lc;
+	INIT_LIST_HEAD(&lc->stats_node);
+	init_waitqueue_head(&lc->fills_wait);
+	strscpy(lc->name, dm_disk(md)->disk_name, sizeof(lc->name));
+	lc->crtime = ktime_get_ns();
 
 	r = l2arc_parse_table(&lc->table, argc, argv, &ti->error);
 	if (r)
 		goto bad;
 	lc->block_sectors = lc->table.block_sectors;
+	lc->block_shift = ilog2(lc->block_sectors);
+	lc->block_order = lc->block_shift - (PAGE_SHIFT - SECTOR_SHIFT);
 
 	r = l2arc_get_devices(lc, ti);
 	if (r)
 		goto bad;
+	lc->nr_blocks = ti->len >> lc->block_shift;
+
+	l2arc_size_arc(lc);
+	r = arc_init(&lc->arc, lc->c_max, &l2arc_arc_ops, lc);
+	if (r) {
+		ti->error = "Cannot set up the ARC directory";
+		goto bad;
+	}
+	lc->arc_ready = true;
+
+	lc->wq = alloc_workqueue("dm-l2arc-%s", WQ_MEM_RECLAIM, 0, lc->name);
+	if (!lc->wq) {
+		ti->error = "Cannot allocate workqueue";
+		r = -ENOMEM;
+		goto bad;
+	}
+	r = l2arc_shrinker_register(&lc->shrinker, l2arc_shrink_count,
+				    l2arc_shrink_scan, lc, lc->name);
+	if (r) {
+		ti->error = "Cannot register shrinker";
+		goto bad;
+	}
 
 	r = dm_set_target_max_io_len(ti, lc->block_sectors);
 	if (r)
@@ -129,6 +776,7 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->num_flush_bios = 1;
 	ti->num_discard_bios = 1;
 	ti->num_write_zeroes_bios = 1;
+	ti->per_io_data_size = sizeof(struct l2arc_io);
 	return 0;
 
 bad:
@@ -136,23 +784,61 @@ bad:
 	return r;
 }
 
-/* ---- I/O ---- */
+/* ---- Suspend and resume ---- */
 
-static int l2arc_map(struct dm_target *ti, struct bio *bio)
+/*
+ * Read-aheads have no waiting bio, so device-mapper does not wait for
+ * them: wait here, so that a suspended device has no I/O in flight.
+ */
+static void l2arc_postsuspend(struct dm_target *ti)
 {
 	struct l2arc_c *lc = ti->private;
 
-	bio_set_dev(bio, lc->origin->bdev);
-	if (bio_sectors(bio) || op_is_zone_mgmt(bio_op(bio)))
-		bio->bi_iter.bi_sector = dm_target_offset(ti,
-							  bio->bi_iter.bi_sector);
-	return DM_MAPIO_REMAPPED;
+	wait_event(lc->fills_wait, !atomic_read(&lc->fills_inflight));
+	l2arc_stats_unregister(lc);
+}
+
+/* The /proc entry belongs to the table that is live. */
+static void l2arc_resume(struct dm_target *ti)
+{
+	l2arc_stats_register(ti->private);
 }
 
 /* ---- Status, messages, devices and limits ---- */
 
+static void l2arc_emit_info(struct l2arc_c *lc, char *result,
+			    unsigned int maxlen, unsigned int *szp)
+{
+	u64 v[L2ARC_STAT_NR];
+	u64 t1, t2, b1, b2, p, c;
+	unsigned int sz = *szp;
+
+	spin_lock_bh(&lc->arc.lock);
+	memcpy(v, lc->stats, sizeof(v));
+	t1 = arc_list_size(&lc->arc, ARC_T1);
+	t2 = arc_list_size(&lc->arc, ARC_T2);
+	b1 = arc_list_size(&lc->arc, ARC_B1);
+	b2 = arc_list_size(&lc->arc, ARC_B2);
+	p = arc_p_blocks(&lc->arc);
+	c = arc_c(&lc->arc);
+	spin_unlock_bh(&lc->arc.lock);
+
+	DMEMIT("%u %llu/%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+	       lc->block_sectors, t1 + t2, lc->c_max, p, c, t1, t2, b1, b2,
+	       v[L2ARC_STAT_HITS], v[L2ARC_STAT_MISSES],
+	       v[L2ARC_STAT_MRU_GHOST_HITS], v[L2ARC_STAT_MFU_GHOST_HITS]);
+	DMEMIT(" %u arc_max %llu arc_min %llu prefetch_disable %u zfetch_max_distance %llu",
+	       8, lc->c_max << (lc->block_shift + SECTOR_SHIFT),
+	       lc->c_min << (lc->block_shift + SECTOR_SHIFT),
+	       lc->table.prefetch_disable ||
+	       l2arc_param(L2ARC_P_PREFETCH_DISABLE),
+	       l2arc_param(L2ARC_P_ZFETCH_MAX_DISTANCE));
+	DMEMIT(" ok");
+	*szp = sz;
+}
+
 /*
- * INFO (version 1): <block_size> <cache_dev|-> <health>
+ * INFO: see Documentation/dm-l2arc.rst, "Status".
  * TABLE: <origin maj:min> <cache maj:min|-> <block_size> [<features>]
  */
 static void l2arc_status(struct dm_target *ti, status_type_t type,
@@ -164,8 +850,7 @@ static void l2arc_status(struct dm_target *ti, status_type_t type,
 
 	switch (type) {
 	case STATUSTYPE_INFO:
-		DMEMIT("%u %s ok", lc->block_sectors,
-		       lc->cache ? lc->cache->name : "-");
+		l2arc_emit_info(lc, result, maxlen, &sz);
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %s %u", lc->origin->name,
@@ -175,31 +860,42 @@ static void l2arc_status(struct dm_target *ti, status_type_t type,
 		break;
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
-		DMEMIT(",origin_device=%s,cache_device=%s,block_size=%u;",
+		DMEMIT(",origin_device=%s,cache_device=%s,block_size=%u,arc_max=%llu;",
 		       lc->origin->name, lc->cache ? lc->cache->name : "-",
-		       lc->block_sectors);
+		       lc->block_sectors,
+		       lc->c_max << (lc->block_shift + SECTOR_SHIFT));
 		break;
 	}
 }
 
+/* Messages: "clear_stats" zeroes the counters (not the cache). */
 static int l2arc_message(struct dm_target *ti, unsigned int argc,
 			 char **argv, char *result, unsigned int maxlen)
 {
-	DMERR_LIMIT("unrecognised message %s", argc ? argv[0] : "(none)");
+	struct l2arc_c *lc = ti->private;
+
+	if (argc == 1 && !strcmp(argv[0], "clear_stats")) {
+		spin_lock_bh(&lc->arc.lock);
+		memset(lc->stats, 0, sizeof(lc->stats));
+		spin_unlock_bh(&lc->arc.lock);
+		return 0;
+	}
+	DMERR_LIMIT("%s: unrecognised message %s", lc->name,
+		    argc ? argv[0] : "(none)");
 	return -EINVAL;
 }
 
+/*
+ * Only the origin: it holds the truth, so its limits (and flush, FUA and
+ * discard support) are the device's.  The cache device is read and written
+ * by the target alone, in whole blocks.
+ */
 static int l2arc_iterate_devices(struct dm_target *ti,
 				 iterate_devices_callout_fn fn, void *data)
 {
 	struct l2arc_c *lc = ti->private;
-	int r;
 
-	r = fn(ti, lc->origin, 0, ti->len, data);
-	if (!r && lc->cache)
-		r = fn(ti, lc->cache, 0, bdev_nr_sectors(lc->cache->bdev),
-		       data);
-	return r;
+	return fn(ti, lc->origin, 0, ti->len, data);
 }
 
 /* Prefer I/O in whole blocks: the ARC caches nothing smaller. */
@@ -220,6 +916,9 @@ static struct target_type l2arc_target = {
 	.ctr = l2arc_ctr,
 	.dtr = l2arc_dtr,
 	.map = l2arc_map,
+	.end_io = l2arc_end_io,
+	.postsuspend = l2arc_postsuspend,
+	.resume = l2arc_resume,
 	.status = l2arc_status,
 	.message = l2arc_message,
 	.iterate_devices = l2arc_iterate_devices,
@@ -230,15 +929,37 @@ static int __init dm_l2arc_init(void)
 {
 	int r;
 
-	r = dm_register_target(&l2arc_target);
+	l2arc_fill_cache = KMEM_CACHE(l2arc_fill, 0);
+	if (!l2arc_fill_cache)
+		return -ENOMEM;
+	r = arc_module_init();
 	if (r)
+		goto bad_arc;
+	r = l2arc_stats_init();
+	if (r)
+		goto bad_stats;
+	r = dm_register_target(&l2arc_target);
+	if (r) {
 		DMERR("register failed %d", r);
+		goto bad_register;
+	}
+	return 0;
+
+bad_register:
+	l2arc_stats_exit();
+bad_stats:
+	arc_module_exit();
+bad_arc:
+	kmem_cache_destroy(l2arc_fill_cache);
 	return r;
 }
 
 static void __exit dm_l2arc_exit(void)
 {
 	dm_unregister_target(&l2arc_target);
+	l2arc_stats_exit();
+	arc_module_exit();
+	kmem_cache_destroy(l2arc_fill_cache);
 }
 
 module_init(dm_l2arc_init);

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-l2arc: the differences between the kernels we build for (Debian 12's
+ * 6.1 and 6.12), in one place, keyed on LINUX_VERSION_CODE.
+ *
+ * Shrinkers: 6.1 embeds struct shrinker in its user and registers it with
+ * register_shrinker(); 6.7 and later allocate it with shrinker_alloc() and
+ * pass the user's pointer in ->private_data.  l2arc_shrinker_*() hide that.
+ */
+#ifndef DM_L2ARC_COMPAT_H
+#define DM_L2ARC_COMPAT_H
+
+#include <linux/shrinker.h>
+#include <linux/version.h>
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+
+/**
+ * struct l2arc_shrinker - a shrinker and the object it shrinks
+ * @s: the kernel's shrinker, allocated by l2arc_shrinker_register()
+ */
+struct l2arc_shrinker {
+	struct shrinker *s;
+};
+
+static inline int l2arc_shrinker_register(struct l2arc_shrinker *ls,
+					  unsigned long (*count)(struct shrinker *,
+								 struct shrink_control *),
+					  unsigned long (*scan)(struct shrinker *,
+								struct shrink_control *),
+					  void *private, const char *name)
+{
+	ls->s = shrinker_alloc(0, "dm-l2arc:%s", name);
+	if (!ls->s)
+		return -ENOMEM;
+	ls->s->count_objects = count;
+	ls->s->scan_objects = scan;
+	ls->s->private_data = private;
+	shrinker_register(ls->s);
+	return 0;
+}
+
+static inline void l2arc_shrinker_unregister(struct l2arc_shrinker *ls)
+{
+	if (ls->s)
+		shrinker_free(ls->s);
+	ls->s = NULL;
+}
+
+static inline void *l2arc_shrinker_private(struct shrinker *s)
+{
+	return s->private_data;
+}
+
+#else
+
+struct l2arc_shrinker {
+	struct shrinker s;
+	void *private;
+	bool registered;
+};
+
+static inline int l2arc_shrinker_register(struct l2arc_shrinker *ls,
+					  unsigned long (*count)(struct shrinker *,
+								 struct shrink_control *),
+					  unsigned long (*scan)(struct shrinker *,
+								struct shrink_control *),
+					  void *private, const char *name)
+{
+	int r;
+
+	ls->s.count_objects = count;
+	ls->s.scan_objects = scan;
+	ls->s.seeks = DEFAULT_SEEKS;
+	ls->private = private;
+	r = register_shrinker(&ls->s, "dm-l2arc:%s", name);
+	ls->registered = !r;
+	return r;
+}
+
+static inline void l2arc_shrinker_unregister(struct l2arc_shrinker *ls)
+{
+	if (ls->registered)
+		unregister_shrinker(&ls->s);
+	ls->registered = false;
+}
+
+static inline void *l2arc_shrinker_private(struct shrinker *s)
+{
+	return container_of(s, struct l2arc_shrinker, s)->private;
+}
+
+#endif
+
+#endif /* DM_L2ARC_COMPAT_H */

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-l2arc: statistics in ZFS's kstat text format, under /proc.
+ *
+ *   /proc/dm-l2arc/dm-<minor>/arcstats   one device (its kernel name, as in
+ *                                        /sys/block/dm-<minor>)
+ *   /proc/dm-l2arc/arcstats              the sum over all devices
+ *
+ * The format is that of /proc/spl/kstat/zfs/arcstats, so that tools that
+ * read ZFS's ARC statistics read ours:
+ *
+ *   <kid> 1 0x01 <rows> <rows * 272> <crtime ns> <snaptime ns>
+ *   name                            type data
+ *   hits                            4    1234
+ *   ...
+ *
+ * Rows carry ZFS's names where they mean what ZFS's rows mean; the rest
+ * are ours (Documentation/dm-l2arc.rst lists every row and its unit).
+ *
+ * A device's entry exists while its table is live: created at resume,
+ * removed at postsuspend and in the dtr, so that a table reload (a second
+ * instance of the same device) never clashes.  l2arc_stats_mutex protects
+ * the device list and every device's @proc pointer; proc_remove() waits
+ * for readers, so a reader never sees a freed device.
+ */
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/mutex.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/timekeeping.h>
+
+#include "dm-l2arc.h"
+
+/* sizeof(kstat_named_t) in ZFS: arcstats' header counts data in these. */
+#define KSTAT_NAMED_SIZE	272
+#define KSTAT_DATA_UINT64	4
+
+/* The rows, in order.  Values are filled by l2arc_stats_snapshot(). */
+enum l2arc_row {
+	R_HITS, R_IOHITS, R_MISSES,
+	R_DEMAND_DATA_HITS, R_DEMAND_DATA_IOHITS, R_DEMAND_DATA_MISSES,
+	R_PREFETCH_DATA_HITS, R_PREFETCH_DATA_IOHITS, R_PREFETCH_DATA_MISSES,
+	R_MRU_HITS, R_MRU_GHOST_HITS, R_MFU_HITS, R_MFU_GHOST_HITS,
+	R_DELETED, R_HASH_ELEMENTS, R_HASH_ELEMENTS_MAX,
+	R_P, R_C, R_C_MIN, R_C_MAX, R_SIZE, R_HDR_SIZE, R_DATA_SIZE,
+	R_MRU_SIZE, R_MRU_GHOST_SIZE, R_MFU_SIZE, R_MFU_GHOST_SIZE,
+	R_PREDICTIVE_PREFETCH, R_DEMAND_HIT_PREDICTIVE_PREFETCH,
+	R_MEMORY_THROTTLE_COUNT,
+	/* ours alone */
+	R_FILLS_DISCARDED, R_WRITES, R_WRITE_INVALIDATES, R_ARC_SHRINKS,
+	R_MRU_BLOCKS, R_MFU_BLOCKS, R_MRU_GHOST_BLOCKS, R_MFU_GHOST_BLOCKS,
+	R_NR,
+};
+
+static const char * const l2arc_row_names[R_NR] = {
+	[R_HITS] = "hits",
+	[R_IOHITS] = "iohits",
+	[R_MISSES] = "misses",
+	[R_DEMAND_DATA_HITS] = "demand_data_hits",
+	[R_DEMAND_DATA_IOHITS] = "demand_data_iohits",
+	[R_DEMAND_DATA_MISSES] = "demand_data_misses",
+	[R_PREFETCH_DATA_HITS] = "prefetch_data_hits",
+	[R_PREFETCH_DATA_IOHITS] = "prefetch_data_iohits",
+	[R_PREFETCH_DATA_MISSES] = "prefetch_data_misses",
+	[R_MRU_HITS] = "mru_hits",
+	[R_MRU_GHOST_HITS] = "mru_ghost_hits",
+	[R_MFU_HITS] = "mfu_hits",
+	[R_MFU_GHOST_HITS] = "mfu_ghost_hits",
+	[R_DELETED] = "deleted",
+	[R_HASH_ELEMENTS] = "hash_elements",
+	[R_HASH_ELEMENTS_MAX] = "hash_elements_max",
+	[R_P] = "p",
+	[R_C] = "c",
+	[R_C_MIN] = "c_min",
+	[R_C_MAX] = "c_max",
+	[R_SIZE] = "size",
+	[R_HDR_SIZE] = "hdr_size",
+	[R_DATA_SIZE] = "data_size",
+	[R_MRU_SIZE] = "mru_size",
+	[R_MRU_GHOST_SIZE] = "mru_ghost_size",
+	[R_MFU_SIZE] = "mfu_size",
+	[R_MFU_GHOST_SIZE] = "mfu_ghost_size",
+	[R_PREDICTIVE_PREFETCH] = "predictive_prefetch",
+	[R_DEMAND_HIT_PREDICTIVE_PREFETCH] = "demand_hit_predictive_prefetch",
+	[R_MEMORY_THROTTLE_COUNT] = "memory_throttle_count",
+	[R_FILLS_DISCARDED] = "fills_discarded",
+	[R_WRITES] = "writes",
+	[R_WRITE_INVALIDATES] = "write_invalidates",
+	[R_ARC_SHRINKS] = "arc_shrinks",
+	[R_MRU_BLOCKS] = "mru_blocks",
+	[R_MFU_BLOCKS] = "mfu_blocks",
+	[R_MRU_GHOST_BLOCKS] = "mru_ghost_blocks",
+	[R_MFU_GHOST_BLOCKS] = "mfu_ghost_blocks",
+};
+
+/* Rows copied straight from a device's counters. */
+static const struct {
+	enum l2arc_row row;
+	enum l2arc_stat stat;
+} l2arc_row_stat[] = {
+	{ R_HITS, L2ARC_STAT_HITS },
+	{ R_IOHITS, L2ARC_STAT_IOHITS },
+	{ R_MISSES, L2ARC_STAT_MISSES },
+	{ R_DEMAND_DATA_HITS, L2ARC_STAT_DEMAND_DATA_HITS },
+	{ R_DEMAND_DATA_IOHITS, L2ARC_STAT_DEMAND_DATA_IOHITS },
+	{ R_DEMAND_DATA_MISSES, L2ARC_STAT_DEMAND_DATA_MISSES },
+	{ R_PREFETCH_DATA_HITS, L2ARC_STAT_PREFETCH_DATA_HITS },
+	{ R_PREFETCH_DATA_IOHITS, L2ARC_STAT_PREFETCH_DATA_IOHITS },
+	{ R_PREFETCH_DATA_MISSES, L2ARC_STAT_PREFETCH_DATA_MISSES },
+	{ R_MRU_HITS, L2ARC_STAT_MRU_HITS },
+	{ R_MRU_GHOST_HITS, L2ARC_STAT_MRU_GHOST_HITS },
+	{ R_MFU_HITS, L2ARC_STAT_MFU_HITS },
+	{ R_MFU_GHOST_HITS, L2ARC_STAT_MFU_GHOST_HITS },
+	{ R_HASH_ELEMENTS_MAX, L2ARC_STAT_HASH_ELEMENTS_MAX },
+	{ R_PREDICTIVE_PREFETCH, L2ARC_STAT_PREDICTIVE_PREFETCH },
+	{ R_DEMAND_HIT_PREDICTIVE_PREFETCH,
+	  L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH },
+	{ R_MEMORY_THROTTLE_COUNT, L2ARC_STAT_MEMORY_THROTTLE },
+	{ R_FILLS_DISCARDED, L2ARC_STAT_FILL_DISCARDED },
+	{ R_WRITES, L2ARC_STAT_WRITES },
+	{ R_WRITE_INVALIDATES, L2ARC_STAT_WRITE_INVALIDATES },
+	{ R_ARC_SHRINKS, L2ARC_STAT_SHRINKS },
+};
+
+static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */
+static LIST_HEAD(l2arc_devices);	/* registered devices */
+static struct proc_dir_entry *l2arc_proc_root;
+static int l2arc_next_kid;
+
+static u64 l2arc_sum_crtime;	/* creation of /proc/dm-l2arc/arcstats */
+
+/**
+ * l2arc_stats_snapshot() - one device's arcstats rows, consistently
+ * @lc: the device
+ * @vals: R_NR values, in row order
+ *
+ * Context: process or softirq context; takes @lc->arc.lock.
+ */
+void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
+{
+	unsigned int shift = lc->block_shift + SECTOR_SHIFT;
+	struct arc *arc = &lc->arc;
+	u64 t1, t2, b1, b2, hashed;
+	unsigned int i;
+
+	memset(vals, 0, R_NR * sizeof(*vals));
+	spin_lock_bh(&arc->lock);
+	for (i = 0; i < ARRAY_SIZE(l2arc_row_stat); i++)
+		vals[l2arc_row_stat[i].row] = lc->stats[l2arc_row_stat[i].stat];
+	t1 = arc_list_size(arc, ARC_T1);
+	t2 = arc_list_size(arc, ARC_T2);
+	b1 = arc_list_size(arc, ARC_B1);
+	b2 = arc_list_size(arc, ARC_B2);
+	hashed = arc_nr_hashed(arc);
+	vals[R_DELETED] = arc_evicted(arc);
+	vals[R_P] = mul_u64_u64_shr(arc_p_fixed(arc), 1ULL << shift,
+				    ARC_P_SHIFT);
+	vals[R_C] = arc_c(arc) << shift;
+	spin_unlock_bh(&arc->lock);
+
+	vals[R_HASH_ELEMENTS] = hashed;
+	vals[R_C_MIN] = lc->c_min << shift;
+	vals[R_C_MAX] = lc->c_max << shift;
+	vals[R_DATA_SIZE] = (t1 + t2) << shift;
+	vals[R_HDR_SIZE] = hashed * sizeof(struct arc_hdr);
+	vals[R_SIZE] = vals[R_DATA_SIZE] + vals[R_HDR_SIZE];
+	vals[R_MRU_SIZE] = t1 << shift;
+	vals[R_MFU_SIZE] = t2 << shift;
+	vals[R_MRU_GHOST_SIZE] = b1 << shift;
+	vals[R_MFU_GHOST_SIZE] = b2 << shift;
+	vals[R_MRU_BLOCKS] = t1;
+	vals[R_MFU_BLOCKS] = t2;
+	vals[R_MRU_GHOST_BLOCKS] = b1;
+	vals[R_MFU_GHOST_BLOCKS] = b2;
+}
+
+static void l2arc_kstat_show(struct seq_file *m, int kid, u64 crtime,
+			     const u64 *vals)
+{
+	unsigned int i;
+
+	seq_printf(m, "%d 1 0x01 %d %d %llu %llu\n", kid, R_NR,
+		   R_NR * KSTAT_NAMED_SIZE, crtime, ktime_get_ns());
+	seq_printf(m, "%-31s %-4s %s\n", "name", "type", "data");
+	for (i = 0; i < R_NR; i++)
+		seq_printf(m, "%-31s %-4d %llu\n", l2arc_row_names[i],
+			   KSTAT_DATA_UINT64, vals[i]);
+}
+
+static int l2arc_dev_arcstats_show(struct seq_file *m, void *v)
+{
+	struct l2arc_c *lc = m->private;
+	u64 vals[R_NR];
+
+	l2arc_stats_snapshot(lc, vals);
+	l2arc_kstat_show(m, lc->stats_kid, lc->crtime, vals);
+	return 0;
+}
+
+static int l2arc_sum_arcstats_show(struct seq_file *m, void *v)
+{
+	u64 vals[R_NR], sum[R_NR] = {};
+	struct l2arc_c *lc;
+	unsigned int i;
+
+	mutex_lock(&l2arc_stats_mutex);
+	list_for_each_entry(lc, &l2arc_devices, stats_node) {
+		l2arc_stats_snapshot(lc, vals);
+		for (i = 0; i < R_NR; i++)
+			sum[i] += vals[i];
+	}
+	mutex_unlock(&l2arc_stats_mutex);
+	l2arc_kstat_show(m, 0, l2arc_sum_crtime, sum);
+	return 0;
+}
+
+/**
+ * l2arc_stats_register() - give a live device its /proc entry
+ * @lc: the device; its @name is the mapped device's kernel name
+ *
+ * Idempotent.  Failures are logged and leave the device without an entry
+ * (statistics are not worth failing a resume).
+ *
+ * Context: process context, may sleep.
+ */
+void l2arc_stats_register(struct l2arc_c *lc)
+{
+	struct proc_dir_entry *dir;
+
+	mutex_lock(&l2arc_stats_mutex);
+	if (lc->proc)
+		goto out;
+	dir = proc_mkdir(lc->name, l2arc_proc_root);
+	if (!dir) {
+		DMERR("%s: cannot create /proc/dm-l2arc/%s", lc->name,
+		      lc->name);
+		goto out;
+	}
+	if (!proc_create_single_data("arcstats", 0444, dir,
+				     l2arc_dev_arcstats_show, lc)) {
+		DMERR("%s: cannot create arcstats", lc->name);
+		proc_remove(dir);
+		goto out;
+	}
+	lc->proc = dir;
+	lc->stats_kid = ++l2arc_next_kid;
+	list_add_tail(&lc->stats_node, &l2arc_devices);
+out:
+	mutex_unlock(&l2arc_stats_mutex);
+}
+
+/**
+ * l2arc_stats_unregister() - remove a device's /proc entry, if any
+ * @lc: the device
+ *
+ * Waits for readers of the entry to finish.
+ *
+ * Context: process context, may sleep.
+ */
+void l2arc_stats_unregister(struct l2arc_c *lc)
+{
+	mutex_lock(&l2arc_stats_mutex);
+	if (lc->proc) {
+		proc_remove(lc->proc);
+		lc->proc = NULL;
+		list_del_init(&lc->stats_node);
+	}
+	mutex_unlock(&l2arc_stats_mutex);
+}
+
+/**
+ * l2arc_stats_init() - create /proc/dm-l2arc and its summed arcstats
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int l2arc_stats_init(void)
+{
+	l2arc_sum_crtime = ktime_get_ns();
+	l2arc_proc_root = proc_mkdir("dm-l2arc", NULL);
+	if (!l2arc_proc_root)
+		return -ENOMEM;
+	if (!proc_create_single("arcstats", 0444, l2arc_proc_root,
+				l2arc_sum_arcstats_show)) {
+		proc_remove(l2arc_proc_root);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/** l2arc_stats_exit() - remove /proc/dm-l2arc (all devices are gone) */
+void l2arc_stats_exit(void)
+{
+	proc_remove(l2arc_proc_root);
+}
