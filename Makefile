@@ -10,6 +10,7 @@
 #   make kunit           the KUnit suites under UML (linux-source-6.1)
 #   make vmtest          the VM tests on both kernels
 #   make lint            checkpatch --strict and sparse on both kernels
+#   make tools           build/tools/replay (trace replayer for the VM tests)
 #
 # KVER defaults to the running kernel when its build directory exists,
 # else to the newest installed Debian 6.1 kernel.
@@ -20,7 +21,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 BUILD := build/$(KVER)
 SRCS := $(wildcard dm-l2arc/*.c dm-l2arc/*.h) dm-l2arc/Kbuild
 
-.PHONY: all module clean check demo deps kunit vmtest lint
+.PHONY: all module clean check demo deps kunit vmtest lint tools
 
 all: module
 
@@ -51,3 +52,9 @@ vmtest:
 
 lint:
 	scripts/lint
+
+tools: build/tools/replay
+
+build/tools/replay: tests/tools/replay.c
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -o $@ $<
