@@ -252,8 +252,18 @@ static void arc_evict_data(struct arc *arc, struct arc_hdr *hdr)
 	hdr->flags &= ~ARC_F_PREFETCH;
 	if (!data)
 		return;
-	arc->ops->evict_data(arc, hdr, data);
 	hdr->data = NULL;
+	arc->ops->evict_data(arc, hdr, data);
+}
+
+/* Clear ARC_F_L2 and tell the target, before @hdr may be freed. */
+static void arc_l2_drop(struct arc *arc, struct arc_hdr *hdr)
+{
+	if (!(hdr->flags & ARC_F_L2))
+		return;
+	hdr->flags &= ~ARC_F_L2;
+	if (arc->ops->l2_drop)
+		arc->ops->l2_drop(arc, hdr);
 }
 
 /* Unhash @hdr, on no list, and free it or, if pinned, make it dead. */
@@ -552,7 +562,7 @@ void arc_invalidate(struct arc *arc, struct arc_hdr *hdr)
 {
 	lockdep_assert_held(&arc->lock);
 
-	hdr->flags &= ~ARC_F_L2;
+	arc_l2_drop(arc, hdr);
 	switch (hdr->state) {
 	case ARC_MRU:
 	case ARC_MFU:
@@ -663,22 +673,6 @@ void arc_hdr_unpin(struct arc *arc, struct arc_hdr *hdr)
 }
 
 /**
- * arc_hdr_bump_gen() - a write to the block is about to be issued.
- * @arc: the directory.
- * @hdr: the block's header.
- *
- * Fills that recorded the old generation must discard their result.  The
- * target may equally increment @hdr->gen itself under the lock.
- *
- * Context: @arc->lock held.
- */
-void arc_hdr_bump_gen(struct arc *arc, struct arc_hdr *hdr)
-{
-	lockdep_assert_held(&arc->lock);
-	hdr->gen++;
-}
-
-/**
  * arc_hdr_set_l2() - the cache device now holds a valid copy of the block.
  * @arc: the directory.
  * @hdr: a hashed header (resident or ghost).
@@ -710,7 +704,7 @@ void arc_hdr_set_l2(struct arc *arc, struct arc_hdr *hdr)
 void arc_hdr_clear_l2(struct arc *arc, struct arc_hdr *hdr)
 {
 	lockdep_assert_held(&arc->lock);
-	hdr->flags &= ~ARC_F_L2;
+	arc_l2_drop(arc, hdr);
 	if (hdr->state != ARC_L2ONLY)
 		return;
 	arc_list_del(arc, hdr);

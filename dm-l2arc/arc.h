@@ -11,7 +11,7 @@
  *
  * Locking: struct arc owns one spinlock, @arc->lock, that protects the four
  * lists, their counters, p, c, the hash table's contents and every field of
- * every header of that directory (state, flags, pins, gen, data, links).  The
+ * every header of that directory (state, flags, pins, data, L2 fields, links).  The
  * CALLER takes it around every call below except arc_init() and arc_exit(),
  * and must not sleep while holding it.  The functions assert it with
  * lockdep_assert_held().
@@ -123,12 +123,16 @@ enum arc_list_id {
  * @node: link in the directory's rhashtable, keyed by @oblock.
  * @list: link in the list of @state (LRU at the head, MRU at the tail).
  * @oblock: origin block number (the key).
- * @data: the block's data while resident (T1/T2), NULL otherwise.  Opaque to
- *	the directory, which never dereferences it; set by the target with
- *	arc_hdr_set_data() and handed back through &arc_ops.evict_data.
- * @gen: generation, bumped by the target (arc_hdr_bump_gen()) before a write
- *	to the block is issued; a fill installs its result only if @gen is
- *	unchanged.  Wraps; compare for equality only.
+ * @data: the block's data while resident (T1/T2), NULL when the directory
+ *	hands it back.  Opaque to the directory, which never dereferences it;
+ *	set by the target with arc_hdr_set_data() and handed back through
+ *	&arc_ops.evict_data.
+ * @l2_cksum: while NOT resident and %ARC_F_L2 is set: crc32c of the
+ *	block's copy on the cache device.  Shares its place with @data; the
+ *	directory never reads it (the target stores it from its evict_data
+ *	callback, after the directory has cleared @data).
+ * @l2_slot: the block's slot on the cache device, in blocks; valid while
+ *	%ARC_F_L2 is set (and while the target writes it there).
  * @state: an &enum arc_state.
  * @flags: ARC_F_* bits.
  * @pins: number of pins (arc_hdr_pin()); 0..U16_MAX.
@@ -139,8 +143,11 @@ struct arc_hdr {
 	struct rhash_head node;
 	struct list_head list;
 	oblock_t oblock;
-	void *data;
-	u32 gen;
+	union {
+		void *data;
+		u32 l2_cksum;
+	};
+	u32 l2_slot;
 	u8 state;
 	u8 flags;
 	u16 pins;
@@ -152,11 +159,17 @@ struct arc;
  * struct arc_ops - callbacks from the directory to the target.
  * @evict_data: @hdr leaves T1/T2 (REPLACE, a shrink, an invalidation or
  *	arc_exit()); the target drops its reference to @data, which is non-NULL.
+ *	@hdr->data is already NULL, so the callback may store @hdr->l2_cksum.
  *	Called with @arc->lock held: must not sleep, must not call back into
- *	the directory.  The directory sets @hdr->data to NULL afterwards.
+ *	the directory.
+ * @l2_drop: optional; %ARC_F_L2 was just cleared on @hdr by
+ *	arc_invalidate() or arc_hdr_clear_l2(), which may free @hdr right
+ *	after: the target forgets its references to @hdr's cache device copy.
+ *	Same rules as @evict_data.
  */
 struct arc_ops {
 	void (*evict_data)(struct arc *arc, struct arc_hdr *hdr, void *data);
+	void (*l2_drop)(struct arc *arc, struct arc_hdr *hdr);
 };
 
 /**
@@ -225,7 +238,6 @@ void arc_set_c(struct arc *arc, u64 c);
 void arc_hdr_set_data(struct arc *arc, struct arc_hdr *hdr, void *data);
 void arc_hdr_pin(struct arc *arc, struct arc_hdr *hdr);
 void arc_hdr_unpin(struct arc *arc, struct arc_hdr *hdr);
-void arc_hdr_bump_gen(struct arc *arc, struct arc_hdr *hdr);
 void arc_hdr_set_l2(struct arc *arc, struct arc_hdr *hdr);
 void arc_hdr_clear_l2(struct arc *arc, struct arc_hdr *hdr);
 

@@ -15,8 +15,10 @@
 #ifndef DM_L2ARC_H
 #define DM_L2ARC_H
 
+#include <linux/bio.h>
 #include <linux/device-mapper.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/proc_fs.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -56,6 +58,56 @@
 #define L2ARC_ARC_MAX_BYTES		((u64)totalram_pages() << PAGE_SHIFT)
 
 /**
+ * enum l2arc_param_id - module parameters (params.c)
+ * @L2ARC_P_ARC_MAX: default arc_max, bytes
+ * @L2ARC_P_ARC_MIN: arc_min, bytes
+ * @L2ARC_P_PREFETCH_DISABLE: 0/1
+ * @L2ARC_P_ZFETCH_MAX_DISTANCE: bytes
+ * @L2ARC_P_WRITE_MAX: l2arc_write_max, bytes per feed (per device too)
+ * @L2ARC_P_WRITE_BOOST: l2arc_write_boost, bytes per feed (per device too)
+ * @L2ARC_P_NOPREFETCH: l2arc_noprefetch, 0/1 (per device too)
+ * @L2ARC_P_HEADROOM: l2arc_headroom, multiple of the budget (per device too)
+ * @L2ARC_P_FEED_SECS: l2arc_feed_secs, s (per device too)
+ * @L2ARC_P_FEED_MIN_MS: l2arc_feed_min_ms, ms (per device too)
+ * @L2ARC_P_FEED_AGAIN: l2arc_feed_again, 0/1 (per device too)
+ * @L2ARC_P_MAX_ERRORS: l2arc_max_errors, count (per device too)
+ * @L2ARC_P_META_PERCENT: l2arc_meta_percent, % of RAM
+ * @L2ARC_P_NR: number of parameters
+ */
+enum l2arc_param_id {
+	L2ARC_P_ARC_MAX,
+	L2ARC_P_ARC_MIN,
+	L2ARC_P_PREFETCH_DISABLE,
+	L2ARC_P_ZFETCH_MAX_DISTANCE,
+	L2ARC_P_WRITE_MAX,
+	L2ARC_P_WRITE_BOOST,
+	L2ARC_P_NOPREFETCH,
+	L2ARC_P_HEADROOM,
+	L2ARC_P_FEED_SECS,
+	L2ARC_P_FEED_MIN_MS,
+	L2ARC_P_FEED_AGAIN,
+	L2ARC_P_MAX_ERRORS,
+	L2ARC_P_META_PERCENT,
+	L2ARC_P_NR,
+};
+
+/* The tunables a device may override (table features, messages). */
+#define L2ARC_P_DEV_FIRST	L2ARC_P_WRITE_MAX
+#define L2ARC_P_DEV_LAST	L2ARC_P_MAX_ERRORS
+#define L2ARC_NR_DEV_PARAMS	(L2ARC_P_DEV_LAST - L2ARC_P_DEV_FIRST + 1)
+
+/**
+ * struct l2arc_tunables - a device's own values of the per-device tunables
+ * @val: values, indexed by id - %L2ARC_P_DEV_FIRST
+ * @set: bit i set when @val[i] is the device's own (else the module's
+ *       value is in force); changed with set_bit()/clear_bit()
+ */
+struct l2arc_tunables {
+	u64 val[L2ARC_NR_DEV_PARAMS];
+	unsigned long set;
+};
+
+/**
  * struct l2arc_table - a parsed table line (see table.c for the grammar)
  * @origin_path: origin device as given (points into the ctr's argv)
  * @cache_path: cache device as given, or NULL for "-" (ARC only)
@@ -64,6 +116,7 @@
  * @arc_max_set: the table gave arc_max
  * @prefetch_disable: no stream detection (valid if @prefetch_disable_set)
  * @prefetch_disable_set: the table gave prefetch_disable
+ * @tun: per-device tunables the table gave (l2arc_write_max, ...)
  * @features: "<#features> <feature>..." verbatim for status TABLE, or NULL
  *            when the line had no feature words; kmalloc'ed
  */
@@ -75,6 +128,7 @@ struct l2arc_table {
 	bool arc_max_set;
 	bool prefetch_disable;
 	bool prefetch_disable_set;
+	struct l2arc_tunables tun;
 	char *features;
 };
 
@@ -105,7 +159,39 @@ enum l2arc_stat {
 	L2ARC_STAT_WRITES,		/* blocks written through */
 	L2ARC_STAT_WRITE_INVALIDATES,	/* cached blocks dropped by writes */
 	L2ARC_STAT_SHRINKS,		/* blocks given back to the shrinker */
+	L2ARC_STAT_L2_HITS,		/* ARC misses read from the cache dev */
+	L2ARC_STAT_L2_MISSES,		/* ARC misses not on the cache dev */
+	L2ARC_STAT_L2_FEEDS,		/* feeds that scanned the ARC */
+	L2ARC_STAT_L2_RW_CLASH,		/* L2 miss: its feed write in flight */
+	L2ARC_STAT_L2_READ_BYTES,
+	L2ARC_STAT_L2_WRITE_BYTES,
+	L2ARC_STAT_L2_WRITES_SENT,	/* feed bios */
+	L2ARC_STAT_L2_WRITES_DONE,
+	L2ARC_STAT_L2_WRITES_ERROR,
+	L2ARC_STAT_L2_EVICT_READING,	/* evicted ahead while being read */
+	L2ARC_STAT_L2_EVICT_L1CACHED,	/* evicted ahead, still in the ARC */
+	L2ARC_STAT_L2_EVICT_AHEAD,	/* L2 copies evicted by the hand */
+	L2ARC_STAT_L2_ABORT_LOWMEM,	/* feeds skipped: header memory */
+	L2ARC_STAT_L2_CKSUM_BAD,
+	L2ARC_STAT_L2_IO_ERROR,
+	L2ARC_STAT_L2_HDR_DROPPED,	/* L2-only headers the shrinker took */
+	L2ARC_STAT_EVICT_L2_CACHED,	/* bytes evicted from ARC, on L2 */
+	L2ARC_STAT_EVICT_L2_ELIGIBLE,	/* bytes evicted, could have gone */
+	L2ARC_STAT_EVICT_L2_INELIGIBLE,	/* bytes evicted, could not */
 	L2ARC_STAT_NR,
+};
+
+/* Header flags of the target (arc.h leaves ARC_F_TARGET0..4 to us). */
+#define L2ARC_F_L2_WRITING	ARC_F_TARGET0	/* feed write in flight */
+#define L2ARC_F_CLASS_PREFETCH	ARC_F_TARGET1	/* on L2 as a prefetch block */
+#define L2ARC_F_CLASS_MFU	ARC_F_TARGET2	/* on L2 as an MFU block */
+
+/* L2 size classes, by the block's ARC state when the feed wrote it. */
+enum l2arc_class {
+	L2ARC_CLASS_PREFETCH,
+	L2ARC_CLASS_MRU,
+	L2ARC_CLASS_MFU,
+	L2ARC_NR_CLASSES,
 };
 
 /**
@@ -165,6 +251,21 @@ struct l2arc_stream {
  * @crtime: creation time, ns (ktime_get_ns), for arcstats
  * @stats_node: link in the list of all devices (stats.c)
  * @stats_kid: kstat id in the arcstats header, given at registration
+ * @tun: this device's own tunables (table features, messages)
+ * @l2_nr_slots: cache device size in blocks (0 without one), <= 2^32
+ * @l2_hand: the next slot the feed writes
+ * @l2_laps: times the write hand went round
+ * @l2_blocks: blocks with a valid copy on the cache device
+ * @l2_class_blocks: the same, by &enum l2arc_class
+ * @l2_rmap: slot -> header whose copy (or feed write) is there, or NULL
+ * @l2_errors: cache device errors (checksums, I/O)
+ * @l2_failed: the cache device was dropped after too many errors
+ * @l2only_reported: L2-only header bytes added to the global count
+ * @feed_work: the feed
+ * @feed_wq: its workqueue
+ * @feed_mutex: serialises feeds (timer, message); outside @arc.lock
+ *
+ * The l2_* fields are under @arc.lock (@l2_failed is also read without).
  */
 struct l2arc_c {
 	struct dm_target *ti;
@@ -192,24 +293,74 @@ struct l2arc_c {
 	u64 crtime;
 	struct list_head stats_node;
 	int stats_kid;
+	struct l2arc_tunables tun;
+	u64 l2_nr_slots;
+	u64 l2_hand;
+	u64 l2_laps;
+	u64 l2_blocks;
+	u64 l2_class_blocks[L2ARC_NR_CLASSES];
+	struct arc_hdr **l2_rmap;
+	u64 l2_errors;
+	bool l2_failed;
+	u64 l2only_reported;
+	struct delayed_work feed_work;
+	struct workqueue_struct *feed_wq;
+	struct mutex feed_mutex;	/* serialises feeds */
 };
 
 /**
- * enum l2arc_param_id - module parameters (params.c)
- * @L2ARC_P_ARC_MAX: default arc_max, bytes
- * @L2ARC_P_ARC_MIN: arc_min, bytes
- * @L2ARC_P_PREFETCH_DISABLE: 0/1
- * @L2ARC_P_ZFETCH_MAX_DISTANCE: bytes
+ * struct l2arc_fill - one read of a whole block into a new ARC buffer,
+ * from the cache device when it holds the block, else from the origin
+ * @work: completion work, on the device's workqueue
+ * @lc: the device
+ * @hdr: the block's header, pinned until the fill is done
+ * @page: the buffer (compound page of order block_order); one reference
+ *        is the fill's, the ARC takes its own when the fill installs
+ * @waiters: reads waiting for the data; under arc.lock until completion
+ * @oblock: the block
+ * @wgen: generation of the block's write bucket when the fill was issued
+ * @status: the read's result
+ * @from_l2: reading the cache device's copy (at @l2_slot)
+ * @l2_clash: the write hand evicted that copy while it was read
+ * @l2_slot: slot of the copy
+ * @l2_cksum: crc32c the copy must have (valid when the header has
+ *            %ARC_F_L2)
+ * @bio: the read
+ * @bvec: its single (multi-page) segment
  */
-enum l2arc_param_id {
-	L2ARC_P_ARC_MAX,
-	L2ARC_P_ARC_MIN,
-	L2ARC_P_PREFETCH_DISABLE,
-	L2ARC_P_ZFETCH_MAX_DISTANCE,
+struct l2arc_fill {
+	struct work_struct work;
+	struct l2arc_c *lc;
+	struct arc_hdr *hdr;
+	struct page *page;
+	struct bio_list waiters;
+	u64 oblock;
+	int wgen;
+	blk_status_t status;
+	bool from_l2;
+	bool l2_clash;
+	u32 l2_slot;
+	u32 l2_cksum;
+	struct bio bio;
+	struct bio_vec bvec;
 };
 
 /* params.c */
 u64 l2arc_param(enum l2arc_param_id id);
+int l2arc_param_parse(enum l2arc_param_id id, const char *str, u64 *val);
+const char *l2arc_param_name(enum l2arc_param_id id);
+int l2arc_dev_param_lookup(const char *name);
+u64 l2arc_dev_param(const struct l2arc_tunables *own, enum l2arc_param_id id);
+
+/* l2.c */
+u32 l2arc_cksum(struct l2arc_c *lc, struct page *page);
+void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr);
+void l2arc_l2_error(struct l2arc_c *lc);
+u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget);
+void l2arc_feed_start(struct l2arc_c *lc);
+void l2arc_feed_stop(struct l2arc_c *lc);
+int l2arc_l2_init(struct l2arc_c *lc, char **error);
+void l2arc_l2_exit(struct l2arc_c *lc);
 
 /* stats.c */
 int l2arc_stats_init(void);

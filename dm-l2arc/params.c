@@ -6,8 +6,13 @@
  * is not a plain decimal number, that has trailing characters (a trailing
  * newline is allowed, as echo adds one) or that is out of range returns
  * -EINVAL and keeps the old value.  Readers use l2arc_param(), which reads
- * the value once; a change takes effect at the next use (the next ctr for
- * sizes, the next read for prefetch settings).
+ * the value once, so a change takes effect at the next use: the next feed
+ * for the l2arc_* tunables, the next read for the prefetch settings, the
+ * next table load for arc_max.
+ *
+ * The l2arc_* tunables from l2arc_write_max to l2arc_max_errors can also
+ * be set per device (table features, messages); l2arc_dev_param() gives
+ * the value in force for a device.
  */
 #include <linux/ctype.h>
 #include <linux/kernel.h>
@@ -18,25 +23,78 @@
 
 /**
  * struct l2arc_param - one range-checked u64 module parameter
+ * @name: its name, as under /sys/module/dm_l2arc/parameters/
  * @val: current value
  * @min: smallest value accepted
  * @max: largest value accepted; 0 means the machine's memory in bytes
  */
 struct l2arc_param {
+	const char *name;
 	u64 val;
 	u64 min;
 	u64 max;
 };
 
+#define P(id, n, def, lo, hi) \
+	[id] = { .name = n, .val = (def), .min = (lo), .max = (hi) }
+
+static struct l2arc_param l2arc_params[L2ARC_P_NR] = {
+	P(L2ARC_P_ARC_MAX, "arc_max", L2ARC_ARC_MAX_DEFAULT,
+	  L2ARC_ARC_MIN_BYTES, 0),
+	P(L2ARC_P_ARC_MIN, "arc_min", L2ARC_ARC_MIN_DEFAULT,
+	  L2ARC_ARC_MIN_BYTES, 0),
+	P(L2ARC_P_PREFETCH_DISABLE, "prefetch_disable", 0, 0, 1),
+	P(L2ARC_P_ZFETCH_MAX_DISTANCE, "zfetch_max_distance",
+	  L2ARC_ZFETCH_MAX_DISTANCE_DEFAULT, 4096, 1ULL << 30),
+	P(L2ARC_P_WRITE_MAX, "l2arc_write_max", 32ULL << 20, 4096, 4ULL << 30),
+	P(L2ARC_P_WRITE_BOOST, "l2arc_write_boost", 32ULL << 20, 0,
+	  4ULL << 30),
+	P(L2ARC_P_NOPREFETCH, "l2arc_noprefetch", 1, 0, 1),
+	P(L2ARC_P_HEADROOM, "l2arc_headroom", 8, 0, 1024),
+	P(L2ARC_P_FEED_SECS, "l2arc_feed_secs", 1, 1, 3600),
+	P(L2ARC_P_FEED_MIN_MS, "l2arc_feed_min_ms", 200, 10, 3600000),
+	P(L2ARC_P_FEED_AGAIN, "l2arc_feed_again", 1, 0, 1),
+	P(L2ARC_P_MAX_ERRORS, "l2arc_max_errors", 16, 1, 1000000),
+	P(L2ARC_P_META_PERCENT, "l2arc_meta_percent", 10, 1, 90),
+};
+
+static u64 l2arc_param_max(const struct l2arc_param *p)
+{
+	return p->max ? p->max : L2ARC_ARC_MAX_BYTES;
+}
+
+/**
+ * l2arc_param_parse() - check a value for a parameter
+ * @id: which parameter
+ * @str: the value as text: decimal, optionally followed by one newline
+ * @val: the value, when valid
+ *
+ * Return: 0, -EINVAL for text that is not a plain decimal number or
+ * -ERANGE for a number out of the parameter's range.
+ */
+int l2arc_param_parse(enum l2arc_param_id id, const char *str, u64 *val)
+{
+	const struct l2arc_param *p = &l2arc_params[id];
+	u64 v;
+	int r;
+
+	if (!str || !isdigit(str[0]))
+		return -EINVAL;
+	r = kstrtou64(str, 10, &v);
+	if (r)
+		return r;
+	if (v < p->min || v > l2arc_param_max(p))
+		return -ERANGE;
+	*val = v;
+	return 0;
+}
+
 static int l2arc_param_set(const char *val, const struct kernel_param *kp)
 {
 	struct l2arc_param *p = kp->arg;
-	u64 max = p->max ? p->max : L2ARC_ARC_MAX_BYTES;
 	u64 v;
 
-	if (!val || !isdigit(val[0]) || kstrtou64(val, 10, &v))
-		return -EINVAL;
-	if (v < p->min || v > max)
+	if (l2arc_param_parse(p - l2arc_params, val, &v))
 		return -EINVAL;
 	WRITE_ONCE(p->val, v);
 	return 0;
@@ -54,41 +112,90 @@ static const struct kernel_param_ops l2arc_param_ops = {
 	.get = l2arc_param_get,
 };
 
-#define L2ARC_PARAM(name, def, lo, hi, desc)				\
-	static struct l2arc_param l2arc_param_##name = {		\
-		.val = (def), .min = (lo), .max = (hi),			\
-	};								\
-	module_param_cb(name, &l2arc_param_ops, &l2arc_param_##name, 0644); \
+#define L2ARC_PARAM(name, id, desc)					\
+	module_param_cb(name, &l2arc_param_ops, &l2arc_params[id], 0644); \
 	MODULE_PARM_DESC(name, desc)
 
-L2ARC_PARAM(arc_max, L2ARC_ARC_MAX_DEFAULT, L2ARC_ARC_MIN_BYTES, 0,
-	    "Default ARC size of a device without its own arc_max, bytes (default 268435456, range 65536 to the machine's memory); used at the next table load");
-L2ARC_PARAM(arc_min, L2ARC_ARC_MIN_DEFAULT, L2ARC_ARC_MIN_BYTES, 0,
+L2ARC_PARAM(arc_max, L2ARC_P_ARC_MAX,
+	    "ARC size of a device without its own arc_max, bytes (default 268435456, range 65536 to the machine's memory; used at the next table load)");
+L2ARC_PARAM(arc_min, L2ARC_P_ARC_MIN,
 	    "Size below which the shrinker never takes a device's ARC, bytes (default 16777216, range 65536 to the machine's memory; never above the device's arc_max)");
-L2ARC_PARAM(prefetch_disable, 0, 0, 1,
+L2ARC_PARAM(prefetch_disable, L2ARC_P_PREFETCH_DISABLE,
 	    "1: no sequential-stream detection or read-ahead on any device (default 0)");
-L2ARC_PARAM(zfetch_max_distance, L2ARC_ZFETCH_MAX_DISTANCE_DEFAULT, 4096,
-	    1ULL << 30,
+L2ARC_PARAM(zfetch_max_distance, L2ARC_P_ZFETCH_MAX_DISTANCE,
 	    "How far read-ahead runs ahead of a sequential stream, bytes (default 8388608, range 4096 to 1073741824)");
+L2ARC_PARAM(l2arc_write_max, L2ARC_P_WRITE_MAX,
+	    "Bytes the feed writes to the cache device per feed (default 33554432, range 4096 to 4294967296)");
+L2ARC_PARAM(l2arc_write_boost, L2ARC_P_WRITE_BOOST,
+	    "Extra bytes per feed while the ARC is cold (default 33554432, range 0 to 4294967296)");
+L2ARC_PARAM(l2arc_noprefetch, L2ARC_P_NOPREFETCH,
+	    "1: the feed skips prefetched blocks not yet demanded (default 1)");
+L2ARC_PARAM(l2arc_headroom, L2ARC_P_HEADROOM,
+	    "How deep the feed scans, in multiples of its write budget; 0 = whole lists (default 8, range 0 to 1024)");
+L2ARC_PARAM(l2arc_feed_secs, L2ARC_P_FEED_SECS,
+	    "Seconds between feeds (default 1, range 1 to 3600)");
+L2ARC_PARAM(l2arc_feed_min_ms, L2ARC_P_FEED_MIN_MS,
+	    "Milliseconds to the next feed after a busy one, with l2arc_feed_again (default 200, range 10 to 3600000)");
+L2ARC_PARAM(l2arc_feed_again, L2ARC_P_FEED_AGAIN,
+	    "1: feed again after l2arc_feed_min_ms when a feed wrote more than half its budget (default 1)");
+L2ARC_PARAM(l2arc_max_errors, L2ARC_P_MAX_ERRORS,
+	    "Cache device errors after which a device drops its cache device (default 16, range 1 to 1000000)");
+L2ARC_PARAM(l2arc_meta_percent, L2ARC_P_META_PERCENT,
+	    "Percent of RAM that L2-only headers of all devices may use before feeds stop (default 10, range 1 to 90)");
 
 /**
- * l2arc_param() - the current value of a module parameter
+ * l2arc_param() - the current module-wide value of a parameter
  * @id: which parameter
  *
  * Context: any.
- * Return: the value, in the parameter's unit (bytes or 0/1).
+ * Return: the value, in the parameter's unit.
  */
 u64 l2arc_param(enum l2arc_param_id id)
 {
-	switch (id) {
-	case L2ARC_P_ARC_MAX:
-		return READ_ONCE(l2arc_param_arc_max.val);
-	case L2ARC_P_ARC_MIN:
-		return READ_ONCE(l2arc_param_arc_min.val);
-	case L2ARC_P_PREFETCH_DISABLE:
-		return READ_ONCE(l2arc_param_prefetch_disable.val);
-	case L2ARC_P_ZFETCH_MAX_DISTANCE:
-		return READ_ONCE(l2arc_param_zfetch_max_distance.val);
-	}
-	return 0;
+	return READ_ONCE(l2arc_params[id].val);
+}
+
+/**
+ * l2arc_param_name() - a parameter's name
+ * @id: which parameter
+ *
+ * Return: the name, as under /sys/module/dm_l2arc/parameters/.
+ */
+const char *l2arc_param_name(enum l2arc_param_id id)
+{
+	return l2arc_params[id].name;
+}
+
+/**
+ * l2arc_dev_param_lookup() - find a per-device tunable by name
+ * @name: e.g. "l2arc_write_max"
+ *
+ * Return: its id (%L2ARC_P_DEV_FIRST..%L2ARC_P_DEV_LAST) or -ENOENT.
+ */
+int l2arc_dev_param_lookup(const char *name)
+{
+	int id;
+
+	for (id = L2ARC_P_DEV_FIRST; id <= L2ARC_P_DEV_LAST; id++)
+		if (!strcmp(name, l2arc_params[id].name))
+			return id;
+	return -ENOENT;
+}
+
+/**
+ * l2arc_dev_param() - the value of a tunable in force for one device
+ * @own: the device's own values (struct l2arc_tunables)
+ * @id: a per-device tunable, %L2ARC_P_DEV_FIRST..%L2ARC_P_DEV_LAST
+ *
+ * Context: any; the device's own value may change concurrently (messages),
+ * each call reads it once.
+ * Return: the device's own value if it has one, else the module's.
+ */
+u64 l2arc_dev_param(const struct l2arc_tunables *own, enum l2arc_param_id id)
+{
+	unsigned int i = id - L2ARC_P_DEV_FIRST;
+
+	if (test_bit(i, &own->set))
+		return READ_ONCE(own->val[i]);
+	return l2arc_param(id);
 }

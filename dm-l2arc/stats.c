@@ -47,9 +47,17 @@ enum l2arc_row {
 	R_MRU_SIZE, R_MRU_GHOST_SIZE, R_MFU_SIZE, R_MFU_GHOST_SIZE,
 	R_PREDICTIVE_PREFETCH, R_DEMAND_HIT_PREDICTIVE_PREFETCH,
 	R_MEMORY_THROTTLE_COUNT,
+	R_EVICT_L2_CACHED, R_EVICT_L2_ELIGIBLE, R_EVICT_L2_INELIGIBLE,
+	R_L2_NDEV, R_L2_HITS, R_L2_MISSES, R_L2_FEEDS, R_L2_RW_CLASH,
+	R_L2_READ_BYTES, R_L2_WRITE_BYTES, R_L2_WRITES_SENT, R_L2_WRITES_DONE,
+	R_L2_WRITES_ERROR, R_L2_EVICT_READING, R_L2_EVICT_L1CACHED,
+	R_L2_ABORT_LOWMEM, R_L2_CKSUM_BAD, R_L2_IO_ERROR, R_L2_SIZE, R_L2_ASIZE,
+	R_L2_HDR_SIZE, R_L2_PREFETCH_ASIZE, R_L2_MRU_ASIZE, R_L2_MFU_ASIZE,
 	/* ours alone */
 	R_FILLS_DISCARDED, R_WRITES, R_WRITE_INVALIDATES, R_ARC_SHRINKS,
 	R_MRU_BLOCKS, R_MFU_BLOCKS, R_MRU_GHOST_BLOCKS, R_MFU_GHOST_BLOCKS,
+	R_L2_EVICT_AHEAD, R_L2_HDR_DROPPED, R_L2_ONLY_BLOCKS, R_L2_LAPS,
+	R_L2_DEGRADED,
 	R_NR,
 };
 
@@ -84,6 +92,30 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_PREDICTIVE_PREFETCH] = "predictive_prefetch",
 	[R_DEMAND_HIT_PREDICTIVE_PREFETCH] = "demand_hit_predictive_prefetch",
 	[R_MEMORY_THROTTLE_COUNT] = "memory_throttle_count",
+	[R_EVICT_L2_CACHED] = "evict_l2_cached",
+	[R_EVICT_L2_ELIGIBLE] = "evict_l2_eligible",
+	[R_EVICT_L2_INELIGIBLE] = "evict_l2_ineligible",
+	[R_L2_NDEV] = "l2_ndev",
+	[R_L2_HITS] = "l2_hits",
+	[R_L2_MISSES] = "l2_misses",
+	[R_L2_FEEDS] = "l2_feeds",
+	[R_L2_RW_CLASH] = "l2_rw_clash",
+	[R_L2_READ_BYTES] = "l2_read_bytes",
+	[R_L2_WRITE_BYTES] = "l2_write_bytes",
+	[R_L2_WRITES_SENT] = "l2_writes_sent",
+	[R_L2_WRITES_DONE] = "l2_writes_done",
+	[R_L2_WRITES_ERROR] = "l2_writes_error",
+	[R_L2_EVICT_READING] = "l2_evict_reading",
+	[R_L2_EVICT_L1CACHED] = "l2_evict_l1cached",
+	[R_L2_ABORT_LOWMEM] = "l2_abort_lowmem",
+	[R_L2_CKSUM_BAD] = "l2_cksum_bad",
+	[R_L2_IO_ERROR] = "l2_io_error",
+	[R_L2_SIZE] = "l2_size",
+	[R_L2_ASIZE] = "l2_asize",
+	[R_L2_HDR_SIZE] = "l2_hdr_size",
+	[R_L2_PREFETCH_ASIZE] = "l2_prefetch_asize",
+	[R_L2_MRU_ASIZE] = "l2_mru_asize",
+	[R_L2_MFU_ASIZE] = "l2_mfu_asize",
 	[R_FILLS_DISCARDED] = "fills_discarded",
 	[R_WRITES] = "writes",
 	[R_WRITE_INVALIDATES] = "write_invalidates",
@@ -92,6 +124,11 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_MFU_BLOCKS] = "mfu_blocks",
 	[R_MRU_GHOST_BLOCKS] = "mru_ghost_blocks",
 	[R_MFU_GHOST_BLOCKS] = "mfu_ghost_blocks",
+	[R_L2_EVICT_AHEAD] = "l2_evict_ahead",
+	[R_L2_HDR_DROPPED] = "l2_hdr_dropped",
+	[R_L2_ONLY_BLOCKS] = "l2_only_blocks",
+	[R_L2_LAPS] = "l2_laps",
+	[R_L2_DEGRADED] = "l2_degraded",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -121,6 +158,25 @@ static const struct {
 	{ R_WRITES, L2ARC_STAT_WRITES },
 	{ R_WRITE_INVALIDATES, L2ARC_STAT_WRITE_INVALIDATES },
 	{ R_ARC_SHRINKS, L2ARC_STAT_SHRINKS },
+	{ R_EVICT_L2_CACHED, L2ARC_STAT_EVICT_L2_CACHED },
+	{ R_EVICT_L2_ELIGIBLE, L2ARC_STAT_EVICT_L2_ELIGIBLE },
+	{ R_EVICT_L2_INELIGIBLE, L2ARC_STAT_EVICT_L2_INELIGIBLE },
+	{ R_L2_HITS, L2ARC_STAT_L2_HITS },
+	{ R_L2_MISSES, L2ARC_STAT_L2_MISSES },
+	{ R_L2_FEEDS, L2ARC_STAT_L2_FEEDS },
+	{ R_L2_RW_CLASH, L2ARC_STAT_L2_RW_CLASH },
+	{ R_L2_READ_BYTES, L2ARC_STAT_L2_READ_BYTES },
+	{ R_L2_WRITE_BYTES, L2ARC_STAT_L2_WRITE_BYTES },
+	{ R_L2_WRITES_SENT, L2ARC_STAT_L2_WRITES_SENT },
+	{ R_L2_WRITES_DONE, L2ARC_STAT_L2_WRITES_DONE },
+	{ R_L2_WRITES_ERROR, L2ARC_STAT_L2_WRITES_ERROR },
+	{ R_L2_EVICT_READING, L2ARC_STAT_L2_EVICT_READING },
+	{ R_L2_EVICT_L1CACHED, L2ARC_STAT_L2_EVICT_L1CACHED },
+	{ R_L2_ABORT_LOWMEM, L2ARC_STAT_L2_ABORT_LOWMEM },
+	{ R_L2_CKSUM_BAD, L2ARC_STAT_L2_CKSUM_BAD },
+	{ R_L2_IO_ERROR, L2ARC_STAT_L2_IO_ERROR },
+	{ R_L2_EVICT_AHEAD, L2ARC_STAT_L2_EVICT_AHEAD },
+	{ R_L2_HDR_DROPPED, L2ARC_STAT_L2_HDR_DROPPED },
 };
 
 static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */
@@ -141,7 +197,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 {
 	unsigned int shift = lc->block_shift + SECTOR_SHIFT;
 	struct arc *arc = &lc->arc;
-	u64 t1, t2, b1, b2, hashed;
+	u64 t1, t2, b1, b2, hashed, l2only, l2_blocks, l2_class[L2ARC_NR_CLASSES];
 	unsigned int i;
 
 	memset(vals, 0, R_NR * sizeof(*vals));
@@ -157,6 +213,10 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_P] = mul_u64_u64_shr(arc_p_fixed(arc), 1ULL << shift,
 				    ARC_P_SHIFT);
 	vals[R_C] = arc_c(arc) << shift;
+	l2only = arc_list_size(arc, ARC_LIST_L2ONLY);
+	l2_blocks = lc->l2_blocks;
+	memcpy(l2_class, lc->l2_class_blocks, sizeof(l2_class));
+	vals[R_L2_LAPS] = lc->l2_laps;
 	spin_unlock_bh(&arc->lock);
 
 	vals[R_HASH_ELEMENTS] = hashed;
@@ -173,6 +233,17 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_MFU_BLOCKS] = t2;
 	vals[R_MRU_GHOST_BLOCKS] = b1;
 	vals[R_MFU_GHOST_BLOCKS] = b2;
+
+	vals[R_L2_NDEV] = lc->cache && !READ_ONCE(lc->l2_failed);
+	vals[R_L2_DEGRADED] = READ_ONCE(lc->l2_failed);
+	vals[R_L2_SIZE] = l2_blocks << shift;
+	vals[R_L2_ASIZE] = l2_blocks << shift;
+	vals[R_L2_ONLY_BLOCKS] = l2only;
+	vals[R_L2_HDR_SIZE] = l2only * sizeof(struct arc_hdr) +
+			      lc->l2_nr_slots * sizeof(*lc->l2_rmap);
+	vals[R_L2_PREFETCH_ASIZE] = l2_class[L2ARC_CLASS_PREFETCH] << shift;
+	vals[R_L2_MRU_ASIZE] = l2_class[L2ARC_CLASS_MRU] << shift;
+	vals[R_L2_MFU_ASIZE] = l2_class[L2ARC_CLASS_MFU] << shift;
 }
 
 static void l2arc_kstat_show(struct seq_file *m, int kid, u64 crtime,

@@ -13,6 +13,9 @@
  *
  *   arc_max <bytes>            this device's ARC size (c at most), >= 16 blocks
  *   prefetch_disable <0|1>     1: no sequential-stream detection/read-ahead
+ *   l2arc_write_max <bytes>    and the other per-device tunables of
+ *                              params.c: this device's own value, with the
+ *                              module parameter's range
  *
  * Numbers are decimal, without sign or trailing characters, and must fit
  * their type; every rejection names the offending argument in ti->error.
@@ -105,6 +108,38 @@ static int parse_bool(const char *arg, bool *val)
 	return -EINVAL;
 }
 
+/* A per-device tunable (l2arc_write_max, ...): range as the module's. */
+static int parse_tunable(struct l2arc_table *t, const char *key,
+			 const char *val, char **error)
+{
+	int id = l2arc_dev_param_lookup(key);
+	unsigned int i;
+	u64 v;
+	int r;
+
+	if (id < 0) {
+		*error = "Unknown feature";
+		return -EINVAL;
+	}
+	i = id - L2ARC_P_DEV_FIRST;
+	if (test_bit(i, &t->tun.set)) {
+		*error = "Duplicate tunable";
+		return -EINVAL;
+	}
+	r = l2arc_param_parse(id, val, &v);
+	if (r == -ERANGE) {
+		*error = "Tunable value out of range";
+		return -EINVAL;
+	}
+	if (r) {
+		*error = "Tunable value is not a number";
+		return -EINVAL;
+	}
+	t->tun.val[i] = v;
+	__set_bit(i, &t->tun.set);
+	return 0;
+}
+
 static int parse_feature(struct l2arc_table *t, const char *key,
 			 const char *val, char **error)
 {
@@ -128,8 +163,7 @@ static int parse_feature(struct l2arc_table *t, const char *key,
 		}
 		return 0;
 	}
-	*error = "Unknown feature";
-	return -EINVAL;
+	return parse_tunable(t, key, val, error);
 }
 
 static int parse_features(struct l2arc_table *t, unsigned int argc,

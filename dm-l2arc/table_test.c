@@ -47,6 +47,13 @@ static const struct table_case bad_lines[] = {
 	{ "/dev/a /dev/b 8 2 prefetch_disable yes", "prefetch_disable must be 0 or 1" },
 	{ "/dev/a /dev/b 8 4 arc_max 65536 arc_max 65536", "Duplicate feature arc_max" },
 	{ "/dev/a - 8 4 prefetch_disable 1 prefetch_disable 0", "Duplicate feature prefetch_disable" },
+	{ "/dev/a /dev/b 8 2 l2arc_write_max 12abc", "Tunable value is not a number" },
+	{ "/dev/a /dev/b 8 2 l2arc_write_max -1", "Tunable value is not a number" },
+	{ "/dev/a /dev/b 8 2 l2arc_noprefetch 2", "Tunable value out of range" },
+	{ "/dev/a /dev/b 8 2 l2arc_write_max 18446744073709551616", "Tunable value is not a number" },
+	{ "/dev/a /dev/b 8 2 l2arc_feed_secs 0", "Tunable value out of range" },
+	{ "/dev/a /dev/b 8 4 l2arc_headroom 2 l2arc_headroom 2", "Duplicate tunable" },
+	{ "/dev/a /dev/b 8 2 l2arc_meta_percent 5", "Unknown feature" },
 };
 
 static void table_case_desc(const struct table_case *c, char *desc)
@@ -73,7 +80,7 @@ static unsigned int split_words(char *buf, size_t size, const char *line,
 static void table_rejects_malformed_line(struct kunit *test)
 {
 	const struct table_case *c = test->param_value;
-	char buf[128], *argv[MAX_WORDS], *error = NULL;
+	char buf[160], *argv[MAX_WORDS], *error = NULL;
 	struct l2arc_table t;
 	unsigned int argc;
 	int r;
@@ -89,7 +96,7 @@ static void table_rejects_malformed_line(struct kunit *test)
 
 static void table_parses_full_line(struct kunit *test)
 {
-	char buf[128], *argv[MAX_WORDS], *error = NULL;
+	char buf[160], *argv[MAX_WORDS], *error = NULL;
 	struct l2arc_table t;
 	unsigned int argc;
 
@@ -108,6 +115,31 @@ static void table_parses_full_line(struct kunit *test)
 			   "4 prefetch_disable 1 arc_max 1048576");
 	l2arc_table_free(&t);
 	KUNIT_EXPECT_NULL(test, t.features);
+}
+
+static void table_parses_tunables(struct kunit *test)
+{
+	char buf[160], *argv[MAX_WORDS], *error = NULL;
+	struct l2arc_table t;
+	unsigned int argc;
+
+	argc = split_words(buf, sizeof(buf),
+			   "/dev/a /dev/b 8 6 l2arc_write_max 419430400 l2arc_noprefetch 0 l2arc_feed_secs 3",
+			   argv);
+	KUNIT_ASSERT_EQ(test, l2arc_parse_table(&t, argc, argv, &error), 0);
+	KUNIT_EXPECT_EQ(test, t.tun.set,
+			BIT(L2ARC_P_WRITE_MAX - L2ARC_P_DEV_FIRST) |
+			BIT(L2ARC_P_NOPREFETCH - L2ARC_P_DEV_FIRST) |
+			BIT(L2ARC_P_FEED_SECS - L2ARC_P_DEV_FIRST));
+	KUNIT_EXPECT_EQ(test, l2arc_dev_param(&t.tun, L2ARC_P_WRITE_MAX),
+			419430400ULL);
+	KUNIT_EXPECT_EQ(test, l2arc_dev_param(&t.tun, L2ARC_P_NOPREFETCH), 0ULL);
+	KUNIT_EXPECT_EQ(test, l2arc_dev_param(&t.tun, L2ARC_P_FEED_SECS), 3ULL);
+	/* not given: the module's value (its default here) */
+	KUNIT_EXPECT_EQ(test, l2arc_dev_param(&t.tun, L2ARC_P_HEADROOM), 8ULL);
+	KUNIT_EXPECT_EQ(test, l2arc_dev_param(&t.tun, L2ARC_P_WRITE_BOOST),
+			33554432ULL);
+	l2arc_table_free(&t);
 }
 
 static void table_parses_minimal_line(struct kunit *test)
@@ -158,6 +190,7 @@ static void table_block_size_bounds(struct kunit *test)
 static struct kunit_case table_cases[] = {
 	KUNIT_CASE_PARAM(table_rejects_malformed_line, bad_lines_gen_params),
 	KUNIT_CASE(table_parses_full_line),
+	KUNIT_CASE(table_parses_tunables),
 	KUNIT_CASE(table_parses_minimal_line),
 	KUNIT_CASE(table_parses_zero_features),
 	KUNIT_CASE(table_block_size_bounds),

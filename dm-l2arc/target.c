@@ -52,33 +52,6 @@ struct l2arc_io {
 	u64 nr;
 };
 
-/**
- * struct l2arc_fill - one origin read of a whole block into a new buffer
- * @work: completion work, on the device's workqueue
- * @lc: the device
- * @hdr: the block's header, pinned until the fill is done
- * @page: the buffer (compound page of order block_order); one reference
- *        is the fill's, the ARC takes its own when the fill installs
- * @waiters: reads waiting for the data; under arc.lock until completion
- * @oblock: the block
- * @wgen: generation of the block's write bucket when the fill was issued
- * @status: the origin read's result
- * @bio: the origin read
- * @bvec: its single (multi-page) segment
- */
-struct l2arc_fill {
-	struct work_struct work;
-	struct l2arc_c *lc;
-	struct arc_hdr *hdr;
-	struct page *page;
-	struct bio_list waiters;
-	u64 oblock;
-	int wgen;
-	blk_status_t status;
-	struct bio bio;
-	struct bio_vec bvec;
-};
-
 static struct kmem_cache *l2arc_fill_cache;
 
 /* ---- Write tracking ---- */
@@ -127,16 +100,35 @@ static bool l2arc_wb_clean(struct l2arc_c *lc, u64 block, int wgen)
 /* arc_ops.evict_data: @hdr leaves T1/T2; arc.lock held. */
 static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data)
 {
+	struct l2arc_c *lc = arc->private;
+	u64 bytes = (u64)lc->block_sectors << SECTOR_SHIFT;
+
 	if (hdr->flags & ARC_F_IO_IN_PROGRESS) {
 		/* data is a fill: it keeps its page and will not install */
+		struct l2arc_fill *f = data;
+
 		hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
+		if (hdr->flags & ARC_F_L2)
+			hdr->l2_cksum = f->l2_cksum;
 		return;
+	}
+	/* hdr->data is NULL now: its place keeps the L2 copy's checksum */
+	if (hdr->flags & ARC_F_L2) {
+		hdr->l2_cksum = page_private((struct page *)data);
+		lc->stats[L2ARC_STAT_EVICT_L2_CACHED] += bytes;
+	} else if (lc->cache && !((hdr->flags & ARC_F_PREFETCH) &&
+				  l2arc_dev_param(&lc->tun,
+						  L2ARC_P_NOPREFETCH))) {
+		lc->stats[L2ARC_STAT_EVICT_L2_ELIGIBLE] += bytes;
+	} else {
+		lc->stats[L2ARC_STAT_EVICT_L2_INELIGIBLE] += bytes;
 	}
 	put_page(data);
 }
 
 static const struct arc_ops l2arc_arc_ops = {
 	.evict_data = l2arc_evict_data,
+	.l2_drop = l2arc_l2_drop,
 };
 
 static void l2arc_fill_free(struct l2arc_fill *f)
@@ -180,6 +172,34 @@ static void l2arc_copy_to_bio(struct l2arc_c *lc, struct bio *bio,
 	}
 }
 
+static void l2arc_fill_submit(struct l2arc_c *lc, struct l2arc_fill *f);
+
+/*
+ * A read of a cache device copy failed its checksum or its I/O: drop the
+ * copy, count it, and read the block from the origin instead.  The read
+ * never fails because of the cache device.
+ */
+static void l2arc_fill_retry_origin(struct l2arc_c *lc, struct l2arc_fill *f)
+{
+	struct arc_hdr *hdr = f->hdr;
+
+	spin_lock_bh(&lc->arc.lock);
+	if (!f->l2_clash) {
+		lc->stats[f->status ? L2ARC_STAT_L2_IO_ERROR :
+				      L2ARC_STAT_L2_CKSUM_BAD]++;
+		l2arc_l2_error(lc);
+	}
+	if ((hdr->flags & ARC_F_L2) && hdr->l2_slot == f->l2_slot &&
+	    hdr->state != ARC_DEAD)
+		arc_hdr_clear_l2(&lc->arc, hdr);
+	spin_unlock_bh(&lc->arc.lock);
+
+	f->from_l2 = false;
+	f->status = BLK_STS_OK;
+	bio_uninit(&f->bio);
+	l2arc_fill_submit(lc, f);
+}
+
 static void l2arc_fill_done(struct work_struct *work)
 {
 	struct l2arc_fill *f = container_of(work, struct l2arc_fill, work);
@@ -188,11 +208,21 @@ static void l2arc_fill_done(struct work_struct *work)
 	struct bio_list waiters;
 	struct bio *bio;
 
+	if (f->from_l2 && (f->status || l2arc_cksum(lc, f->page) != f->l2_cksum)) {
+		l2arc_fill_retry_origin(lc, f);
+		return;
+	}
+
 	spin_lock_bh(&lc->arc.lock);
+	if (f->from_l2)
+		lc->stats[L2ARC_STAT_L2_READ_BYTES] +=
+			(u64)lc->block_sectors << SECTOR_SHIFT;
 	if (hdr->data == f && (hdr->flags & ARC_F_IO_IN_PROGRESS)) {
 		if (!f->status && l2arc_wb_clean(lc, f->oblock, f->wgen)) {
 			hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
 			get_page(f->page);
+			if (hdr->flags & ARC_F_L2)
+				set_page_private(f->page, f->l2_cksum);
 			arc_hdr_set_data(&lc->arc, hdr, f->page);
 		} else {
 			lc->stats[L2ARC_STAT_FILL_DISCARDED]++;
@@ -230,11 +260,27 @@ static void l2arc_fill_endio(struct bio *bio)
 
 /*
  * Hang fill @f on @hdr, which arc_access() just made resident without
- * data; arc.lock held.
+ * data, reading from the cache device when it holds the block; arc.lock
+ * held.
  */
 static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 			      struct arc_hdr *hdr)
 {
+	/* the copy's checksum shares its place with hdr->data: read it now */
+	if (hdr->flags & ARC_F_L2) {
+		f->l2_slot = hdr->l2_slot;
+		f->l2_cksum = hdr->l2_cksum;
+		f->from_l2 = !READ_ONCE(lc->l2_failed);
+	}
+	if (lc->cache) {
+		if (f->from_l2) {
+			lc->stats[L2ARC_STAT_L2_HITS]++;
+		} else {
+			lc->stats[L2ARC_STAT_L2_MISSES]++;
+			if (hdr->flags & L2ARC_F_L2_WRITING)
+				lc->stats[L2ARC_STAT_L2_RW_CLASH]++;
+		}
+	}
 	f->hdr = hdr;
 	f->oblock = from_oblock(hdr->oblock);
 	f->wgen = atomic_read(&l2arc_wb(lc, f->oblock)->gen);
@@ -245,14 +291,19 @@ static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 	atomic_inc(&lc->fills_inflight);
 }
 
-/* Issue the origin read of an attached fill; process context. */
+/* Issue the read of an attached fill; process context. */
 static void l2arc_fill_submit(struct l2arc_c *lc, struct l2arc_fill *f)
 {
 	unsigned int bytes = lc->block_sectors << SECTOR_SHIFT;
 
 	INIT_WORK(&f->work, l2arc_fill_done);
-	bio_init(&f->bio, lc->origin->bdev, &f->bvec, 1, REQ_OP_READ);
-	f->bio.bi_iter.bi_sector = f->oblock << lc->block_shift;
+	if (f->from_l2) {
+		bio_init(&f->bio, lc->cache->bdev, &f->bvec, 1, REQ_OP_READ);
+		f->bio.bi_iter.bi_sector = (sector_t)f->l2_slot << lc->block_shift;
+	} else {
+		bio_init(&f->bio, lc->origin->bdev, &f->bvec, 1, REQ_OP_READ);
+		f->bio.bi_iter.bi_sector = f->oblock << lc->block_shift;
+	}
 	__bio_add_page(&f->bio, f->page, bytes, 0);
 	f->bio.bi_end_io = l2arc_fill_endio;
 	f->bio.bi_private = f;
@@ -504,6 +555,19 @@ uncached:
 
 /* ---- Writes ---- */
 
+/*
+ * Drop the cached copies (ARC, L2, a feed write in flight) of one block;
+ * arc.lock held.  Returns 1 when it was resident.
+ */
+static unsigned int l2arc_invalidate_hdr(struct arc *arc, struct arc_hdr *hdr)
+{
+	unsigned int resident = hdr->state == ARC_MRU || hdr->state == ARC_MFU;
+
+	hdr->flags &= ~L2ARC_F_L2_WRITING;
+	arc_invalidate(arc, hdr);
+	return resident;
+}
+
 /* Drop every cached copy of blocks [first, first + nr); arc.lock held. */
 static void l2arc_invalidate_range(struct l2arc_c *lc, u64 first, u64 nr)
 {
@@ -512,24 +576,21 @@ static void l2arc_invalidate_range(struct l2arc_c *lc, u64 first, u64 nr)
 	u64 b, dropped = 0;
 	int l;
 
-	if (nr <= arc_list_size(arc, ARC_T1) + arc_list_size(arc, ARC_T2)) {
+	if (nr <= arc_nr_hashed(arc)) {
 		for (b = first; b < first + nr; b++) {
 			hdr = arc_lookup(arc, to_oblock(b));
-			if (!hdr)
-				continue;
-			dropped += hdr->state == ARC_MRU || hdr->state == ARC_MFU;
-			arc_invalidate(arc, hdr);
+			if (hdr)
+				dropped += l2arc_invalidate_hdr(arc, hdr);
 		}
 	} else {
-		/* a range larger than the ARC: walk the resident lists */
-		for (l = ARC_T1; l <= ARC_T2; l++) {
+		/* a range larger than the directory: walk its lists */
+		for (l = ARC_T1; l <= ARC_LIST_L2ONLY; l++) {
 			list_for_each_entry_safe(hdr, tmp, &arc->lists[l],
 						 list) {
 				b = from_oblock(hdr->oblock);
-				if (b < first || b - first >= nr)
-					continue;
-				dropped++;
-				arc_invalidate(arc, hdr);
+				if (b >= first && b - first < nr)
+					dropped += l2arc_invalidate_hdr(arc,
+									hdr);
 			}
 		}
 	}
@@ -603,9 +664,34 @@ static unsigned long l2arc_shrink_count(struct shrinker *s,
 	u64 resident = arc_list_size(&lc->arc, ARC_T1) +
 		       arc_list_size(&lc->arc, ARC_T2);
 
-	if (resident <= lc->c_min)
-		return 0;
-	return (resident - lc->c_min) << lc->block_order;
+	if (resident > lc->c_min)
+		return (resident - lc->c_min) << lc->block_order;
+	/* the ARC is at arc_min: L2-only headers may go, a page's worth each */
+	return arc_list_size(&lc->arc, ARC_LIST_L2ONLY) /
+	       (PAGE_SIZE / sizeof(struct arc_hdr));
+}
+
+/*
+ * With the ARC at arc_min, drop the oldest L2-only headers (their cache
+ * device copies become unreachable), a page's worth per object asked for,
+ * so that L2 metadata never drives the machine out of memory; arc.lock
+ * held.  Returns the objects (pages) freed.
+ */
+static unsigned long l2arc_shrink_l2only(struct l2arc_c *lc,
+					 unsigned long nr_pages)
+{
+	unsigned long per_page = PAGE_SIZE / sizeof(struct arc_hdr);
+	unsigned long want = nr_pages * per_page, n = 0;
+	struct list_head *l2only = &lc->arc.lists[ARC_LIST_L2ONLY];
+
+	while (n < want && !list_empty(l2only)) {
+		arc_hdr_clear_l2(&lc->arc, list_first_entry(l2only,
+							    struct arc_hdr,
+							    list));
+		n++;
+	}
+	lc->stats[L2ARC_STAT_L2_HDR_DROPPED] += n;
+	return DIV_ROUND_UP(n, per_page);
 }
 
 /*
@@ -619,6 +705,7 @@ static unsigned long l2arc_shrink_scan(struct shrinker *s,
 	struct l2arc_c *lc = l2arc_shrinker_private(s);
 	u64 want = max_t(u64, 1, sc->nr_to_scan >> lc->block_order);
 	u64 before, after, c;
+	unsigned long freed;
 
 	spin_lock_bh(&lc->arc.lock);
 	before = arc_list_size(&lc->arc, ARC_T1) +
@@ -631,10 +718,12 @@ static unsigned long l2arc_shrink_scan(struct shrinker *s,
 		arc_list_size(&lc->arc, ARC_T2);
 	lc->stats[L2ARC_STAT_SHRINKS] += before - after;
 	lc->last_shrink = jiffies;
+	freed = (before - after) << lc->block_order;
+	if (!freed && arc_c(&lc->arc) <= lc->c_min)
+		freed = l2arc_shrink_l2only(lc, sc->nr_to_scan);
 	spin_unlock_bh(&lc->arc.lock);
 
-	return before > after ? (before - after) << lc->block_order :
-				SHRINK_STOP;
+	return freed ? freed : SHRINK_STOP;
 }
 
 /* ---- Constructor and destructor ---- */
@@ -647,12 +736,14 @@ static void l2arc_dtr(struct dm_target *ti)
 	if (!lc)
 		return;
 	l2arc_stats_unregister(lc);
+	l2arc_feed_stop(lc);
 	wait_event(lc->fills_wait, !atomic_read(&lc->fills_inflight));
 	l2arc_shrinker_unregister(&lc->shrinker);
 	if (lc->wq)
 		destroy_workqueue(lc->wq);
 	if (lc->arc_ready)
 		arc_exit(&lc->arc);
+	l2arc_l2_exit(lc);
 	if (lc->cache)
 		dm_put_device(ti, lc->cache);
 	if (lc->origin)
@@ -734,6 +825,7 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->private = lc;
 	INIT_LIST_HEAD(&lc->stats_node);
 	init_waitqueue_head(&lc->fills_wait);
+	mutex_init(&lc->feed_mutex);
 	strscpy(lc->name, dm_disk(md)->disk_name, sizeof(lc->name));
 	lc->crtime = ktime_get_ns();
 
@@ -743,11 +835,17 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	lc->block_sectors = lc->table.block_sectors;
 	lc->block_shift = ilog2(lc->block_sectors);
 	lc->block_order = lc->block_shift - (PAGE_SHIFT - SECTOR_SHIFT);
+	lc->tun = lc->table.tun;
 
 	r = l2arc_get_devices(lc, ti);
 	if (r)
 		goto bad;
 	lc->nr_blocks = ti->len >> lc->block_shift;
+	if (lc->cache) {
+		r = l2arc_l2_init(lc, &ti->error);
+		if (r)
+			goto bad;
+	}
 
 	l2arc_size_arc(lc);
 	r = arc_init(&lc->arc, lc->c_max, &l2arc_arc_ops, lc);
@@ -786,6 +884,12 @@ bad:
 
 /* ---- Suspend and resume ---- */
 
+/* The feed stops before the device suspends. */
+static void l2arc_presuspend(struct dm_target *ti)
+{
+	l2arc_feed_stop(ti->private);
+}
+
 /*
  * Read-aheads have no waiting bio, so device-mapper does not wait for
  * them: wait here, so that a suspended device has no I/O in flight.
@@ -798,10 +902,13 @@ static void l2arc_postsuspend(struct dm_target *ti)
 	l2arc_stats_unregister(lc);
 }
 
-/* The /proc entry belongs to the table that is live. */
+/* The /proc entry belongs to the table that is live; the feed restarts. */
 static void l2arc_resume(struct dm_target *ti)
 {
-	l2arc_stats_register(ti->private);
+	struct l2arc_c *lc = ti->private;
+
+	l2arc_stats_register(lc);
+	l2arc_feed_start(lc);
 }
 
 /* ---- Status, messages, devices and limits ---- */
@@ -809,9 +916,10 @@ static void l2arc_resume(struct dm_target *ti)
 static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 			    unsigned int maxlen, unsigned int *szp)
 {
+	unsigned int shift = lc->block_shift + SECTOR_SHIFT, sz = *szp;
 	u64 v[L2ARC_STAT_NR];
-	u64 t1, t2, b1, b2, p, c;
-	unsigned int sz = *szp;
+	u64 t1, t2, b1, b2, p, c, l2_blocks;
+	int id;
 
 	spin_lock_bh(&lc->arc.lock);
 	memcpy(v, lc->stats, sizeof(v));
@@ -821,19 +929,28 @@ static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 	b2 = arc_list_size(&lc->arc, ARC_B2);
 	p = arc_p_blocks(&lc->arc);
 	c = arc_c(&lc->arc);
+	l2_blocks = lc->l2_blocks;
 	spin_unlock_bh(&lc->arc.lock);
 
 	DMEMIT("%u %llu/%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
 	       lc->block_sectors, t1 + t2, lc->c_max, p, c, t1, t2, b1, b2,
 	       v[L2ARC_STAT_HITS], v[L2ARC_STAT_MISSES],
 	       v[L2ARC_STAT_MRU_GHOST_HITS], v[L2ARC_STAT_MFU_GHOST_HITS]);
+	DMEMIT(" %llu/%llu %llu %llu %llu %llu %llu %llu",
+	       l2_blocks, lc->l2_nr_slots, v[L2ARC_STAT_L2_HITS],
+	       v[L2ARC_STAT_L2_MISSES], v[L2ARC_STAT_L2_WRITE_BYTES],
+	       v[L2ARC_STAT_L2_CKSUM_BAD], v[L2ARC_STAT_L2_IO_ERROR],
+	       v[L2ARC_STAT_L2_WRITES_ERROR]);
 	DMEMIT(" %u arc_max %llu arc_min %llu prefetch_disable %u zfetch_max_distance %llu",
-	       8, lc->c_max << (lc->block_shift + SECTOR_SHIFT),
-	       lc->c_min << (lc->block_shift + SECTOR_SHIFT),
+	       2 * (4 + L2ARC_NR_DEV_PARAMS), lc->c_max << shift,
+	       lc->c_min << shift,
 	       lc->table.prefetch_disable ||
 	       l2arc_param(L2ARC_P_PREFETCH_DISABLE),
 	       l2arc_param(L2ARC_P_ZFETCH_MAX_DISTANCE));
-	DMEMIT(" ok");
+	for (id = L2ARC_P_DEV_FIRST; id <= L2ARC_P_DEV_LAST; id++)
+		DMEMIT(" %s %llu", l2arc_param_name(id),
+		       l2arc_dev_param(&lc->tun, id));
+	DMEMIT(" %s", READ_ONCE(lc->l2_failed) ? "degraded" : "ok");
 	*szp = sz;
 }
 
@@ -868,17 +985,62 @@ static void l2arc_status(struct dm_target *ti, status_type_t type,
 	}
 }
 
-/* Messages: "clear_stats" zeroes the counters (not the cache). */
+/* "<tunable> <value>" or "<tunable> default": a device's own value. */
+static int l2arc_message_tunable(struct l2arc_c *lc, const char *name,
+				 const char *value)
+{
+	int id = l2arc_dev_param_lookup(name);
+	unsigned int i;
+	u64 v;
+
+	if (id < 0)
+		return -ENOENT;
+	i = id - L2ARC_P_DEV_FIRST;
+	if (!strcmp(value, "default")) {
+		clear_bit(i, &lc->tun.set);
+		return 0;
+	}
+	if (l2arc_param_parse(id, value, &v)) {
+		DMERR_LIMIT("%s: invalid value for %s: %s", lc->name, name,
+			    value);
+		return -EINVAL;
+	}
+	WRITE_ONCE(lc->tun.val[i], v);
+	set_bit(i, &lc->tun.set);
+	return 0;
+}
+
+/*
+ * Messages:
+ *   clear_stats                zero the counters (not the cache)
+ *   l2arc_feed                 run one feed now; return when it is written
+ *   <tunable> <value|default>  set or drop this device's own value
+ */
 static int l2arc_message(struct dm_target *ti, unsigned int argc,
 			 char **argv, char *result, unsigned int maxlen)
 {
 	struct l2arc_c *lc = ti->private;
+	u64 budget;
+	int r;
 
 	if (argc == 1 && !strcmp(argv[0], "clear_stats")) {
 		spin_lock_bh(&lc->arc.lock);
 		memset(lc->stats, 0, sizeof(lc->stats));
 		spin_unlock_bh(&lc->arc.lock);
 		return 0;
+	}
+	if (argc == 1 && !strcmp(argv[0], "l2arc_feed")) {
+		if (!lc->cache) {
+			DMERR_LIMIT("%s: l2arc_feed: no cache device", lc->name);
+			return -EINVAL;
+		}
+		l2arc_feed_once(lc, &budget);
+		return 0;
+	}
+	if (argc == 2) {
+		r = l2arc_message_tunable(lc, argv[0], argv[1]);
+		if (r != -ENOENT)
+			return r;
 	}
 	DMERR_LIMIT("%s: unrecognised message %s", lc->name,
 		    argc ? argv[0] : "(none)");
@@ -917,6 +1079,7 @@ static struct target_type l2arc_target = {
 	.dtr = l2arc_dtr,
 	.map = l2arc_map,
 	.end_io = l2arc_end_io,
+	.presuspend = l2arc_presuspend,
 	.postsuspend = l2arc_postsuspend,
 	.resume = l2arc_resume,
 	.status = l2arc_status,

@@ -113,6 +113,7 @@ trap _l2arc_exit EXIT
 # ------------------------------------------------------------------ modules
 load_module() {
 	modprobe dm_mod
+	modprobe libcrc32c	# insmod does not load dependencies
 	[[ -d /sys/module/dm_l2arc ]] && return 0
 	[[ -f $L2ARC_KO ]] || die "module not built: $L2ARC_KO (run make for $L2ARC_KVER)"
 	insmod "$L2ARC_KO"
