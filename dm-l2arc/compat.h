@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dm-l2arc: the differences between the kernels we build for (Debian 12's
- * 6.1 and 6.12), in one place, keyed on LINUX_VERSION_CODE.
+ * 6.1 and 6.12), in one place.  Each is keyed on a symbol that the newer
+ * API brought with it (checkpatch rejects LINUX_VERSION_CODE tests).
  *
  * Shrinkers: 6.1 embeds struct shrinker in its user and registers it with
  * register_shrinker(); 6.7 and later allocate it with shrinker_alloc() and
- * pass the user's pointer in ->private_data.  l2arc_shrinker_*() hide that.
+ * pass the user's pointer in ->private_data; SHRINKER_ALLOCATED came with
+ * that API.  l2arc_shrinker_*() hide the difference.
  */
 #ifndef DM_L2ARC_COMPAT_H
 #define DM_L2ARC_COMPAT_H
 
 #include <linux/shrinker.h>
-#include <linux/version.h>
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#ifdef SHRINKER_ALLOCATED	/* 6.7 and later */
 
 /**
  * struct l2arc_shrinker - a shrinker and the object it shrinks
@@ -52,7 +53,7 @@ static inline void *l2arc_shrinker_private(struct shrinker *s)
 	return s->private_data;
 }
 
-#else
+#else	/* 6.1 */
 
 struct l2arc_shrinker {
 	struct shrinker s;

@@ -51,6 +51,7 @@
 #include <linux/crc32c.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -349,6 +350,7 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 	unsigned int bytes = l2arc_block_bytes(lc), n_max, n = 0, sent;
 	struct l2arc_wentry *w = NULL;
 	struct l2arc_wbatch b;
+	unsigned int noio;
 	bool noprefetch;
 	u64 depth, headroom, wrote = 0;
 
@@ -366,7 +368,10 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 	depth = headroom ? (u64)n_max * headroom : U64_MAX;
 	noprefetch = l2arc_dev_param(&lc->tun, L2ARC_P_NOPREFETCH);
 
-	w = kvmalloc_array(n_max, sizeof(*w), GFP_NOIO | __GFP_NOWARN);
+	/* the batch may be large: vmalloc may serve it, but no I/O */
+	noio = memalloc_noio_save();
+	w = kvmalloc_array(n_max, sizeof(*w), GFP_KERNEL | __GFP_NOWARN);
+	memalloc_noio_restore(noio);
 
 	spin_lock_bh(&lc->arc.lock);
 	if (!w || l2arc_meta_over(lc)) {

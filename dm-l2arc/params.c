@@ -112,36 +112,58 @@ static const struct kernel_param_ops l2arc_param_ops = {
 	.get = l2arc_param_get,
 };
 
-#define L2ARC_PARAM(name, id, desc)					\
-	module_param_cb(name, &l2arc_param_ops, &l2arc_params[id], 0644); \
-	MODULE_PARM_DESC(name, desc)
-
-L2ARC_PARAM(arc_max, L2ARC_P_ARC_MAX,
-	    "ARC size of a device without its own arc_max, bytes (default 268435456, range 65536 to the machine's memory; used at the next table load)");
-L2ARC_PARAM(arc_min, L2ARC_P_ARC_MIN,
-	    "Size below which the shrinker never takes a device's ARC, bytes (default 16777216, range 65536 to the machine's memory; never above the device's arc_max)");
-L2ARC_PARAM(prefetch_disable, L2ARC_P_PREFETCH_DISABLE,
-	    "1: no sequential-stream detection or read-ahead on any device (default 0)");
-L2ARC_PARAM(zfetch_max_distance, L2ARC_P_ZFETCH_MAX_DISTANCE,
-	    "How far read-ahead runs ahead of a sequential stream, bytes (default 8388608, range 4096 to 1073741824)");
-L2ARC_PARAM(l2arc_write_max, L2ARC_P_WRITE_MAX,
-	    "Bytes the feed writes to the cache device per feed (default 33554432, range 4096 to 4294967296)");
-L2ARC_PARAM(l2arc_write_boost, L2ARC_P_WRITE_BOOST,
-	    "Extra bytes per feed while the ARC is cold (default 33554432, range 0 to 4294967296)");
-L2ARC_PARAM(l2arc_noprefetch, L2ARC_P_NOPREFETCH,
-	    "1: the feed skips prefetched blocks not yet demanded (default 1)");
-L2ARC_PARAM(l2arc_headroom, L2ARC_P_HEADROOM,
-	    "How deep the feed scans, in multiples of its write budget; 0 = whole lists (default 8, range 0 to 1024)");
-L2ARC_PARAM(l2arc_feed_secs, L2ARC_P_FEED_SECS,
-	    "Seconds between feeds (default 1, range 1 to 3600)");
-L2ARC_PARAM(l2arc_feed_min_ms, L2ARC_P_FEED_MIN_MS,
-	    "Milliseconds to the next feed after a busy one, with l2arc_feed_again (default 200, range 10 to 3600000)");
-L2ARC_PARAM(l2arc_feed_again, L2ARC_P_FEED_AGAIN,
-	    "1: feed again after l2arc_feed_min_ms when a feed wrote more than half its budget (default 1)");
-L2ARC_PARAM(l2arc_max_errors, L2ARC_P_MAX_ERRORS,
-	    "Cache device errors after which a device drops its cache device (default 16, range 1 to 1000000)");
-L2ARC_PARAM(l2arc_meta_percent, L2ARC_P_META_PERCENT,
-	    "Percent of RAM that L2-only headers of all devices may use before feeds stop (default 10, range 1 to 90)");
+module_param_cb(arc_max, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_ARC_MAX], 0644);
+MODULE_PARM_DESC(arc_max,
+		 "ARC size of a device without its own arc_max, bytes (default 268435456, range 65536 to the machine's memory; used at the next table load)");
+module_param_cb(arc_min, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_ARC_MIN], 0644);
+MODULE_PARM_DESC(arc_min,
+		 "Size below which the shrinker never takes a device's ARC, bytes (default 16777216, range 65536 to the machine's memory; never above the device's arc_max)");
+module_param_cb(prefetch_disable, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_PREFETCH_DISABLE], 0644);
+MODULE_PARM_DESC(prefetch_disable,
+		 "1: no sequential-stream detection or read-ahead on any device (default 0)");
+module_param_cb(zfetch_max_distance, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_ZFETCH_MAX_DISTANCE], 0644);
+MODULE_PARM_DESC(zfetch_max_distance,
+		 "How far read-ahead runs ahead of a sequential stream, bytes (default 8388608, range 4096 to 1073741824)");
+module_param_cb(l2arc_write_max, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_WRITE_MAX], 0644);
+MODULE_PARM_DESC(l2arc_write_max,
+		 "Bytes the feed writes to the cache device per feed (default 33554432, range 4096 to 4294967296)");
+module_param_cb(l2arc_write_boost, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_WRITE_BOOST], 0644);
+MODULE_PARM_DESC(l2arc_write_boost,
+		 "Extra bytes per feed while the ARC is cold (default 33554432, range 0 to 4294967296)");
+module_param_cb(l2arc_noprefetch, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_NOPREFETCH], 0644);
+MODULE_PARM_DESC(l2arc_noprefetch,
+		 "1: the feed skips prefetched blocks not yet demanded (default 1)");
+module_param_cb(l2arc_headroom, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_HEADROOM], 0644);
+MODULE_PARM_DESC(l2arc_headroom,
+		 "How deep the feed scans, in multiples of its write budget; 0 = whole lists (default 8, range 0 to 1024)");
+module_param_cb(l2arc_feed_secs, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_FEED_SECS], 0644);
+MODULE_PARM_DESC(l2arc_feed_secs,
+		 "Seconds between feeds (default 1, range 1 to 3600)");
+module_param_cb(l2arc_feed_min_ms, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_FEED_MIN_MS], 0644);
+MODULE_PARM_DESC(l2arc_feed_min_ms,
+		 "Milliseconds to the next feed after a busy one, with l2arc_feed_again (default 200, range 10 to 3600000)");
+module_param_cb(l2arc_feed_again, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_FEED_AGAIN], 0644);
+MODULE_PARM_DESC(l2arc_feed_again,
+		 "1: feed again after l2arc_feed_min_ms when a feed wrote more than half its budget (default 1)");
+module_param_cb(l2arc_max_errors, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_MAX_ERRORS], 0644);
+MODULE_PARM_DESC(l2arc_max_errors,
+		 "Cache device errors after which a device drops its cache device (default 16, range 1 to 1000000)");
+module_param_cb(l2arc_meta_percent, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_META_PERCENT], 0644);
+MODULE_PARM_DESC(l2arc_meta_percent,
+		 "Percent of RAM that L2-only headers of all devices may use before feeds stop (default 10, range 1 to 90)");
 
 /**
  * l2arc_param() - the current module-wide value of a parameter
