@@ -156,6 +156,7 @@ enum l2arc_stat {
 	L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH,
 	L2ARC_STAT_MEMORY_THROTTLE,	/* reads sent uncached: no memory */
 	L2ARC_STAT_FILL_DISCARDED,	/* fills not installed: raced a write */
+	L2ARC_STAT_ORIGIN_READ_ERRORS,	/* fills whose origin read failed */
 	L2ARC_STAT_WRITES,		/* blocks written through */
 	L2ARC_STAT_WRITE_INVALIDATES,	/* cached blocks dropped by writes */
 	L2ARC_STAT_SHRINKS,		/* blocks given back to the shrinker */
@@ -251,6 +252,8 @@ struct l2arc_stream {
  * @crtime: creation time, ns (ktime_get_ns), for arcstats
  * @stats_node: link in the list of all devices (stats.c)
  * @stats_kid: kstat id in the arcstats header, given at registration
+ * @deleted_base: arc_evicted() at the last clear_stats (the "deleted" row
+ *                counts from there)
  * @tun: this device's own tunables (table features, messages)
  * @l2_nr_slots: cache device size in blocks (0 without one), <= 2^32
  * @l2_hand: the next slot the feed writes
@@ -293,6 +296,7 @@ struct l2arc_c {
 	u64 crtime;
 	struct list_head stats_node;
 	int stats_kid;
+	u64 deleted_base;
 	struct l2arc_tunables tun;
 	u64 l2_nr_slots;
 	u64 l2_hand;

@@ -54,7 +54,7 @@ enum l2arc_row {
 	R_L2_ABORT_LOWMEM, R_L2_CKSUM_BAD, R_L2_IO_ERROR, R_L2_SIZE, R_L2_ASIZE,
 	R_L2_HDR_SIZE, R_L2_PREFETCH_ASIZE, R_L2_MRU_ASIZE, R_L2_MFU_ASIZE,
 	/* ours alone */
-	R_FILLS_DISCARDED, R_WRITES, R_WRITE_INVALIDATES, R_ARC_SHRINKS,
+	R_FILLS_DISCARDED, R_ORIGIN_READ_ERRORS, R_WRITES, R_WRITE_INVALIDATES, R_ARC_SHRINKS,
 	R_MRU_BLOCKS, R_MFU_BLOCKS, R_MRU_GHOST_BLOCKS, R_MFU_GHOST_BLOCKS,
 	R_L2_EVICT_AHEAD, R_L2_HDR_DROPPED, R_L2_ONLY_BLOCKS, R_L2_LAPS,
 	R_L2_DEGRADED,
@@ -117,6 +117,7 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_L2_MRU_ASIZE] = "l2_mru_asize",
 	[R_L2_MFU_ASIZE] = "l2_mfu_asize",
 	[R_FILLS_DISCARDED] = "fills_discarded",
+	[R_ORIGIN_READ_ERRORS] = "origin_read_errors",
 	[R_WRITES] = "writes",
 	[R_WRITE_INVALIDATES] = "write_invalidates",
 	[R_ARC_SHRINKS] = "arc_shrinks",
@@ -155,6 +156,7 @@ static const struct {
 	  L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH },
 	{ R_MEMORY_THROTTLE_COUNT, L2ARC_STAT_MEMORY_THROTTLE },
 	{ R_FILLS_DISCARDED, L2ARC_STAT_FILL_DISCARDED },
+	{ R_ORIGIN_READ_ERRORS, L2ARC_STAT_ORIGIN_READ_ERRORS },
 	{ R_WRITES, L2ARC_STAT_WRITES },
 	{ R_WRITE_INVALIDATES, L2ARC_STAT_WRITE_INVALIDATES },
 	{ R_ARC_SHRINKS, L2ARC_STAT_SHRINKS },
@@ -209,7 +211,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	b1 = arc_list_size(arc, ARC_B1);
 	b2 = arc_list_size(arc, ARC_B2);
 	hashed = arc_nr_hashed(arc);
-	vals[R_DELETED] = arc_evicted(arc);
+	vals[R_DELETED] = arc_evicted(arc) - lc->deleted_base;
 	vals[R_P] = mul_u64_u64_shr(arc_p_fixed(arc), 1ULL << shift,
 				    ARC_P_SHIFT);
 	vals[R_C] = arc_c(arc) << shift;

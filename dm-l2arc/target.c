@@ -36,7 +36,7 @@
 #include "dm-l2arc.h"
 
 #define L2ARC_VERSION_MAJOR	0
-#define L2ARC_VERSION_MINOR	2
+#define L2ARC_VERSION_MINOR	3
 #define L2ARC_VERSION_PATCH	0
 
 /* After a shrink, c does not grow for this long (as ZFS's arc_grow_retry). */
@@ -225,7 +225,8 @@ static void l2arc_fill_done(struct work_struct *work)
 				set_page_private(f->page, f->l2_cksum);
 			arc_hdr_set_data(&lc->arc, hdr, f->page);
 		} else {
-			lc->stats[L2ARC_STAT_FILL_DISCARDED]++;
+			lc->stats[f->status ? L2ARC_STAT_ORIGIN_READ_ERRORS :
+					      L2ARC_STAT_FILL_DISCARDED]++;
 			arc_invalidate(&lc->arc, hdr);
 		}
 	}
@@ -389,8 +390,11 @@ static struct l2arc_fill *l2arc_prefetch_block(struct l2arc_c *lc, u64 block)
 			f = l2arc_fill_alloc(lc);
 		if (!spare)
 			spare = arc_hdr_alloc(GFP_NOWAIT | __GFP_NOWARN);
-		if (!f || !spare)
-			goto out;
+		if (!f || !spare) {
+			spin_lock_bh(&lc->arc.lock);
+			lc->stats[L2ARC_STAT_MEMORY_THROTTLE]++;
+			goto out_unlock;
+		}
 	}
 
 	r = arc_access(&lc->arc, to_oblock(block), ARC_ACCESS_PREFETCH,
@@ -1026,6 +1030,7 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 	if (argc == 1 && !strcmp(argv[0], "clear_stats")) {
 		spin_lock_bh(&lc->arc.lock);
 		memset(lc->stats, 0, sizeof(lc->stats));
+		lc->deleted_base = arc_evicted(&lc->arc);
 		spin_unlock_bh(&lc->arc.lock);
 		return 0;
 	}
