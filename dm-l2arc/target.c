@@ -412,7 +412,6 @@ static struct l2arc_fill *l2arc_prefetch_block(struct l2arc_c *lc, u64 block)
 
 out_unlock:
 	spin_unlock_bh(&lc->arc.lock);
-out:
 	if (f)
 		l2arc_fill_free(f);
 	if (spare)
