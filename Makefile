@@ -18,7 +18,7 @@
 KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 		else scripts/kvers --61 2>/dev/null; fi)
 KDIR ?= /lib/modules/$(KVER)/build
-BUILD := build/$(KVER)
+BUILD ?= build/$(KVER)
 SRCS := $(wildcard dm-l2arc/*.c dm-l2arc/*.h) dm-l2arc/Kbuild
 
 .PHONY: all module clean check demo deps kunit vmtest lint tools
