@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# timeout: 2400
+#
+# ARC hit ratios through the real target against the published figures of
+# Megiddo & Modha (../shared/traces/README.md): replay OLTP.lis.gz and
+# P12.lis.gz with tests/tools/replay (one O_DIRECT pread per trace line,
+# page k = 4 KiB block k) through
+#   0 <sectors> l2arc <origin> - 8 4 arc_max <c*4096> prefetch_disable 1
+# over a dm-zero origin (emulates a huge origin disk whose content does not
+# matter; P12 touches page 10,272,279, ~39 GiB), a fresh device per run, and
+# read hits and misses from /proc/dm-l2arc/dm-<minor>/arcstats.
+# Per run:
+#   - hits + misses == the trace's page requests (every page one access);
+#   - |hits / (hits + misses) - published| <= 0.05 points;
+#   - OLTP: hits == the README's exact (bracketed) hit count.
+# One line per run, e.g.
+#   OLTP c=1000: 356015 hits / 914145 = 38.9451 % (published 38.93, ref 38.9451) ok
+# plus one baseline replay of OLTP through dm-linear over dm-zero (time
+# only: what the target costs over plain device-mapper).
+#
+# Env:
+#   L2ARC_ARC_TRACES  the runs: "full" (OLTP c=1000,2000,5000,10000,15000,
+#                     P12 c=32768,131072 and the baseline), "quick" (OLTP
+#                     c=1000 only), or a list of TRACE:C and "linear:TRACE"
+#                     words, e.g. "OLTP:1000 P12:32768 linear:OLTP".
+#                     Default: full on 6.1 kernels, quick on the others.
+#                     scripts/vm-run does not pass the host's environment
+#                     into the guest; to set it:
+#                       scripts/vm-run -k 6.12 -t 2700 /usr/bin/env L2ARC_ARC_TRACES=full \
+#                               tests/vm/runner-guest arc-traces
+#   L2ARC_TRACES_DIR  the traces (default $L2ARC_TOP/../shared/traces).
+# Time (TCG, 2 vCPUs): ~25 s per OLTP run, ~9 min per P12 run (13.2 M
+# blocks); the full set ~20-25 min, quick ~30 s.
+# Needs ~600 MiB of guest memory for the ARC at c=131072 (512 MiB of data
+# plus headers); the harness default of 2048 MiB is enough.
+. "$(dirname "$0")/lib.sh"
+
+traces=${L2ARC_TRACES_DIR:-$L2ARC_TOP/../shared/traces}
+[[ -d $traces ]] || skip "no traces directory $traces (set L2ARC_TRACES_DIR)"
+
+# Published ARC figure, the README's exact reference value, and (OLTP) the
+# exact hit count, per TRACE:C.
+declare -A published=(
+	[OLTP:1000]=38.93 [OLTP:2000]=46.08 [OLTP:5000]=55.25
+	[OLTP:10000]=61.87 [OLTP:15000]=65.40
+	[P12:1024]=4.16 [P12:2048]=4.89 [P12:4096]=5.76 [P12:8192]=7.14
+	[P12:16384]=10.12 [P12:32768]=15.94 [P12:65536]=26.09
+	[P12:131072]=38.68 [P12:262144]=53.47 [P12:524288]=63.56
+)
+declare -A refratio=(
+	[OLTP:1000]=38.9451 [OLTP:2000]=46.0758 [OLTP:5000]=55.2516
+	[OLTP:10000]=61.8730 [OLTP:15000]=65.4007
+	[P12:1024]=4.1614 [P12:2048]=4.8805 [P12:4096]=5.7558 [P12:8192]=7.1460
+	[P12:16384]=10.1067 [P12:32768]=15.9334 [P12:65536]=26.0925
+	[P12:131072]=38.6742 [P12:262144]=53.4666 [P12:524288]=63.5631
+)
+declare -A refhits=(
+	[OLTP:1000]=356015 [OLTP:2000]=421200 [OLTP:5000]=505080
+	[OLTP:10000]=565609 [OLTP:15000]=597857
+)
+# Page requests and highest page touched, per trace.
+declare -A requests=([OLTP]=914145 [P12]=13208930)
+declare -A maxpage=([OLTP]=186880 [P12]=10272279)
+
+case ${L2ARC_ARC_TRACES:-} in
+full) runs="OLTP:1000 OLTP:2000 OLTP:5000 OLTP:10000 OLTP:15000 P12:32768 P12:131072 linear:OLTP" ;;
+quick) runs="OLTP:1000" ;;
+'')
+	case $L2ARC_KVER in
+	6.1.*) runs="OLTP:1000 OLTP:2000 OLTP:5000 OLTP:10000 OLTP:15000 P12:32768 P12:131072 linear:OLTP" ;;
+	*) runs="OLTP:1000" ;;
+	esac ;;
+*) runs=$L2ARC_ARC_TRACES ;;
+esac
+for r in $runs; do
+	case $r in
+	linear:OLTP|linear:P12) ;;
+	*) [[ -n ${published[$r]:-} ]] ||
+		die "L2ARC_ARC_TRACES: unknown run '$r' (TRACE:C with a published figure, or linear:TRACE)" ;;
+	esac
+done
+
+# The replay tool: the host-built one (make tools) when current, else
+# built here with the shared root's gcc.
+src=$L2ARC_TOP/tests/tools/replay.c
+replay=$L2ARC_TOP/build/tools/replay
+if [[ ! -x $replay || $replay -ot $src ]]; then
+	replay=$L2ARC_TEST_OUT/replay
+	command -v gcc >/dev/null ||
+		die "no $L2ARC_TOP/build/tools/replay and no gcc in the guest: run 'make tools'"
+	gcc -O2 -Wall -Wextra -o "$replay" "$src" ||
+		die "cannot build $src (run 'make tools' on the host)"
+fi
+
+load_module
+modprobe dm-zero
+
+# arcstat DEV ROW: one row of the device's arcstats.
+arcstat() {
+	local minor
+	minor=$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')
+	awk -v r="$2" 'NR > 2 && $1 == r { print $3; f = 1 } END { exit !f }' \
+		"/proc/dm-l2arc/dm-$minor/arcstats" ||
+		die "$1: no row '$2' in /proc/dm-l2arc/dm-$minor/arcstats"
+}
+
+# replay_dev DEV TRACE: replay, print the tool's line, set $pages and $secs.
+replay_dev() {
+	local out
+	out=$("$replay" -b 4096 "$1" "$traces/$2.lis.gz") ||
+		die "replay of $2 on $1 failed"
+	echo "  replay: $out"
+	pages=$(awk '{ print $4 }' <<<"$out")
+	secs=$(awk '{ print $8 }' <<<"$out")
+	assert_eq "$2 pages replayed" "${requests[$2]}" "$pages"
+}
+
+fails=()
+summary=()
+for r in $runs; do
+	tr=${r%%:*} c=${r#*:}
+	[[ $tr == linear ]] && tr=$c
+	sz=$(((maxpage[$tr] + 1) * 8))
+	[[ -r $traces/$tr.lis.gz ]] || die "no trace $traces/$tr.lis.gz"
+	t0=$EPOCHREALTIME
+	dm_create arc_zero "0 $sz zero"
+	if [[ $r == linear:* ]]; then
+		dm_create arc_lin "0 $sz linear /dev/mapper/arc_zero 0"
+		replay_dev /dev/mapper/arc_lin "$tr"
+		dm_remove arc_lin
+		dm_remove arc_zero
+		wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+		line="$tr dm-linear over dm-zero: replay ${secs}s, wall ${wall}s"
+		echo "$line"
+		summary+=("$line")
+		continue
+	fi
+	dm_create arc_t "0 $sz l2arc /dev/mapper/arc_zero - 8 4 arc_max $((c * 4096)) prefetch_disable 1"
+	replay_dev /dev/mapper/arc_t "$tr"
+	hits=$(arcstat arc_t hits)
+	misses=$(arcstat arc_t misses)
+	iohits=$(arcstat arc_t iohits)
+	shrinks=$(arcstat arc_t arc_shrinks)
+	cblk=$(arcstat arc_t c)
+	cmax=$(arcstat arc_t c_max)
+	dm_remove arc_t
+	dm_remove arc_zero
+	wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+
+	total=$((hits + misses))
+	ratio=$(awk -v h="$hits" -v t="$total" 'BEGIN { printf "%.4f", t ? 100 * h / t : 0 }')
+	why=()
+	((total == requests[$tr])) ||
+		why+=("hits+misses $total != ${requests[$tr]} page requests (iohits $iohits)")
+	awk -v a="$ratio" -v b="${published[$r]}" \
+		'BEGIN { d = a - b; exit !(d <= 0.05 && d >= -0.05) }' ||
+		why+=("ratio off the published ${published[$r]} by more than 0.05")
+	if [[ -n ${refhits[$r]:-} ]] && ((hits != refhits[$r])); then
+		why+=("hits $hits != reference ${refhits[$r]} ($((hits - refhits[$r])))")
+	fi
+	((shrinks == 0)) || why+=("the shrinker took the ARC $shrinks time(s): c is not fixed")
+	line="$tr c=$c: $hits hits / $total = $ratio % (published ${published[$r]}, ref ${refratio[$r]}"
+	[[ -n ${refhits[$r]:-} ]] && line+=", ${refhits[$r]} hits"
+	line+=")"
+	if ((${#why[@]})); then
+		line+=" FAILED: $(IFS=';'; echo "${why[*]}")"
+		fails+=("$line")
+	else
+		line+=" ok"
+	fi
+	line+=" [replay ${secs}s, wall ${wall}s; iohits $iohits, c $cblk/$cmax]"
+	echo "$line"
+	summary+=("$line")
+done
+
+echo "--- summary ($L2ARC_KVER)"
+printf '%s\n' "${summary[@]}" | tee "$L2ARC_TEST_OUT/summary"
+((${#fails[@]} == 0)) || die "${#fails[@]} run(s) off: ${fails[0]}"
+echo "arc traces ok"
