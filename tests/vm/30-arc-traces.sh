@@ -27,8 +27,10 @@
 #                     Default: full on 6.1 kernels, quick on the others.
 #                     scripts/vm-run does not pass the host's environment
 #                     into the guest; to set it:
-#                       scripts/vm-run -k 6.12 -t 2700 /usr/bin/env L2ARC_ARC_TRACES=full \
-#                               tests/vm/runner-guest arc-traces
+#                       scripts/vm-run -k 6.12 -t 2700 /bin/bash -c \
+#                         'L2ARC_ARC_TRACES=full tests/vm/runner-guest arc-traces'
+#                     (not /usr/bin/env: vm-run's copy of a script named
+#                     "env" is overwritten by its own .vm/env file).
 #   L2ARC_TRACES_DIR  the traces (default $L2ARC_TOP/../shared/traces).
 # Time (TCG, 2 vCPUs): ~25 s per OLTP run, ~9 min per P12 run (13.2 M
 # blocks); the full set ~20-25 min, quick ~30 s.
