@@ -1,0 +1,572 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Host-side tests of scripts/l2arcstat on fake /proc and /sys trees.
+
+Run:  python3 -m unittest discover -s tests/tools -p 'test_*.py'
+
+Also provides parse_prometheus(), a small strict parser of the Prometheus
+text exposition format, used by tests/vm/60-l2arcstat.sh.
+"""
+import contextlib
+import importlib.machinery
+import importlib.util
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+TOOL = os.path.join(TOP, 'scripts', 'l2arcstat')
+
+
+def load_tool():
+    loader = importlib.machinery.SourceFileLoader('l2arcstat', TOOL)
+    spec = importlib.util.spec_from_loader('l2arcstat', loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+# ------------------------------------------------------------ prometheus
+_NAME = r'[a-zA-Z_:][a-zA-Z0-9_:]*'
+_LABEL = r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"'
+_SAMPLE = re.compile(r'(%s)(?:\{(.*)\})? (\S+)(?: (-?[0-9]+))?' % _NAME)
+_TYPES = {'counter', 'gauge', 'histogram', 'summary', 'untyped'}
+
+
+def parse_prometheus(text):
+    """Parse the text format strictly.
+
+    Returns {family: {'help': str, 'type': str,
+                      'samples': {(('label', 'value'), ...): float}}}.
+    Raises ValueError on: a missing final newline, blank lines, a bad HELP
+    or TYPE line, a second HELP/TYPE for a family, TYPE after the
+    family's samples, samples of a family not contiguous, bad names,
+    labels or values, duplicate series, a counter with a negative value.
+    """
+    if not text.endswith('\n'):
+        raise ValueError('no newline at the end')
+    fams = {}
+    done = set()            # families whose samples are finished
+    cur = None              # family of the last sample
+
+    def fam(name):
+        return fams.setdefault(name, {'help': None, 'type': None, 'samples': {}})
+
+    for n, line in enumerate(text[:-1].split('\n'), 1):
+        where = 'line %d: %r' % (n, line)
+        if line == '':
+            raise ValueError('blank ' + where)
+        if line.startswith('#'):
+            m = re.fullmatch(r'# (HELP|TYPE) (%s)(?: (.*))?' % _NAME, line)
+            if not m:
+                if re.match(r'#\s*(HELP|TYPE)\b', line):
+                    raise ValueError('bad ' + where)
+                continue        # a plain comment
+            kind, name, rest = m.group(1), m.group(2), m.group(3) or ''
+            f = fam(name)
+            if kind == 'HELP':
+                if f['help'] is not None:
+                    raise ValueError('second HELP, ' + where)
+                if re.search(r'\\[^\\n]', rest):
+                    raise ValueError('bad escape in HELP, ' + where)
+                f['help'] = rest
+            else:
+                if f['type'] is not None:
+                    raise ValueError('second TYPE, ' + where)
+                if f['samples']:
+                    raise ValueError('TYPE after samples, ' + where)
+                if rest not in _TYPES:
+                    raise ValueError('bad type, ' + where)
+                f['type'] = rest
+            continue
+        m = _SAMPLE.fullmatch(line)
+        if not m:
+            raise ValueError('bad sample ' + where)
+        name, lbl, val = m.group(1), m.group(2), m.group(3)
+        labels = []
+        if lbl:
+            pos = 0
+            while pos < len(lbl):
+                lm = re.compile(_LABEL).match(lbl, pos)
+                if not lm:
+                    raise ValueError('bad labels, ' + where)
+                labels.append((lm.group(1), lm.group(2)))
+                pos = lm.end()
+                if pos < len(lbl):
+                    if lbl[pos] != ',':
+                        raise ValueError('bad labels, ' + where)
+                    pos += 1
+            if len({k for k, _ in labels}) != len(labels):
+                raise ValueError('duplicate label, ' + where)
+        if val not in ('NaN', '+Inf', '-Inf'):
+            if not re.fullmatch(r'[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?', val):
+                raise ValueError('bad value, ' + where)
+        v = float(val)
+        if name != cur:
+            if name in done:
+                raise ValueError('samples of %s not together, %s' % (name, where))
+            if cur is not None:
+                done.add(cur)
+            cur = name
+        f = fam(name)
+        key = tuple(sorted(labels))
+        if key in f['samples']:
+            raise ValueError('duplicate series, ' + where)
+        if f['type'] == 'counter' and v < 0:
+            raise ValueError('negative counter, ' + where)
+        f['samples'][key] = v
+    return fams
+
+
+# -------------------------------------------------------------- fake tree
+# The rows of dm-l2arc/stats.c, in order.
+ROWS = '''hits iohits misses demand_data_hits demand_data_iohits
+demand_data_misses prefetch_data_hits prefetch_data_iohits
+prefetch_data_misses mru_hits mru_ghost_hits mfu_hits mfu_ghost_hits
+deleted hash_elements hash_elements_max p c c_min c_max size hdr_size
+data_size mru_size mru_ghost_size mfu_size mfu_ghost_size
+predictive_prefetch demand_hit_predictive_prefetch memory_throttle_count
+evict_l2_cached evict_l2_eligible evict_l2_ineligible l2_ndev l2_hits
+l2_misses l2_feeds l2_rw_clash l2_read_bytes l2_write_bytes
+l2_writes_sent l2_writes_done l2_writes_error l2_evict_reading
+l2_evict_l1cached l2_abort_lowmem l2_cksum_bad l2_io_error l2_size
+l2_asize l2_hdr_size l2_prefetch_asize l2_mru_asize l2_mfu_asize
+fills_discarded origin_read_errors writes write_invalidates arc_shrinks
+mru_blocks mfu_blocks mru_ghost_blocks mfu_ghost_blocks l2_evict_ahead
+l2_hdr_dropped l2_only_blocks l2_laps l2_degraded'''.split()
+
+SEC = 10 ** 9
+
+
+def kstat_text(vals, kid=1, crtime=5 * SEC, snaptime=10 * SEC, nrows=None):
+    """A file as stats.c's l2arc_kstat_show() prints it."""
+    rows = len(ROWS) if nrows is None else nrows
+    out = ['%d 1 0x01 %d %d %d %d' % (kid, rows, rows * 272, crtime, snaptime),
+           '%-31s %-4s %s' % ('name', 'type', 'data')]
+    for r in ROWS:
+        out.append('%-31s %-4d %d' % (r, 4, vals.get(r, 0)))
+    return '\n'.join(out) + '\n'
+
+
+class Tree:
+    """A fake /proc and /sys under a temporary directory."""
+
+    def __init__(self, base):
+        self.proc = os.path.join(base, 'proc')
+        self.sys = os.path.join(base, 'sys')
+        os.makedirs(self.proc)
+        os.makedirs(os.path.join(self.sys, 'block'))
+
+    def load(self):
+        os.makedirs(os.path.join(self.proc, 'dm-l2arc'), exist_ok=True)
+        self.write_sum()
+
+    def write(self, path, text):
+        tmp = path + '.tmp'
+        with open(tmp, 'w') as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+
+    def devs(self):
+        root = os.path.join(self.proc, 'dm-l2arc')
+        return sorted(e for e in os.listdir(root) if e.startswith('dm-'))
+
+    def write_sum(self, snaptime=10 * SEC):
+        total = {}
+        crtime = 1 * SEC
+        for k in self.devs():
+            with open(os.path.join(self.proc, 'dm-l2arc', k, 'arcstats')) as fh:
+                for line in fh.read().split('\n')[2:-1]:
+                    n, _, v = line.split()
+                    total[n] = total.get(n, 0) + int(v)
+        self.write(os.path.join(self.proc, 'dm-l2arc', 'arcstats'),
+                   kstat_text(total, kid=0, crtime=crtime, snaptime=snaptime))
+
+    def add(self, minor, name, vals, crtime=5 * SEC, snaptime=10 * SEC, text=None):
+        k = 'dm-%d' % minor
+        d = os.path.join(self.proc, 'dm-l2arc', k)
+        os.makedirs(d, exist_ok=True)
+        self.write(os.path.join(d, 'arcstats'),
+                   text if text is not None else
+                   kstat_text(vals, kid=minor + 1, crtime=crtime, snaptime=snaptime))
+        s = os.path.join(self.sys, 'block', k, 'dm')
+        os.makedirs(s, exist_ok=True)
+        with open(os.path.join(s, 'name'), 'w') as fh:
+            fh.write(name + '\n')
+        self.write_sum(snaptime)
+
+    def remove(self, minor, snaptime=10 * SEC):
+        k = 'dm-%d' % minor
+        shutil.rmtree(os.path.join(self.proc, 'dm-l2arc', k))
+        shutil.rmtree(os.path.join(self.sys, 'block', k))
+        self.write_sum(snaptime)
+
+
+class Base(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tool = load_tool()
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='l2arcstat-test.')
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.t = Tree(self.tmp)
+
+    def run_tool(self, *args, between=None):
+        """main() in-process; between(n) runs instead of the n-th sleep.
+
+        Returns (exit status, stdout, stderr).
+        """
+        mod = self.tool
+        calls = []
+        real_sleep = mod.time.sleep
+
+        def fake_sleep(secs):
+            calls.append(secs)
+            if between is not None:
+                between(len(calls))
+        mod.time.sleep = fake_sleep
+        out, err = io.StringIO(), io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    rc = mod.main(['-p', self.t.proc, '-s', self.t.sys] + list(args))
+                except SystemExit as e:
+                    rc = e.code
+        finally:
+            mod.time.sleep = real_sleep
+        return rc, out.getvalue(), err.getvalue()
+
+    def ok(self, *args, **kw):
+        rc, out, err = self.run_tool(*args, **kw)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(err, '')
+        return out
+
+
+# ------------------------------------------------------------------ tests
+class TestParse(Base):
+    def test_module_format(self):
+        ks = self.tool.parse_kstat(kstat_text({'hits': 7, 'l2_size': 1 << 40}))
+        self.assertEqual(list(ks.rows), ROWS)
+        self.assertEqual(ks.rows['hits'], 7)
+        self.assertEqual(ks.rows['l2_size'], 1 << 40)
+        self.assertEqual((ks.kid, ks.crtime, ks.snaptime), (1, 5 * SEC, 10 * SEC))
+
+    def bad(self, text, msg):
+        with self.assertRaises(self.tool.Error) as cm:
+            self.tool.parse_kstat(text, 'F')
+        self.assertIn(msg, str(cm.exception))
+
+    def test_malformed(self):
+        good = kstat_text({})
+        lines = good.split('\n')
+        self.bad(kstat_text({}, nrows=len(ROWS) + 1),
+                 'header says %d rows, file has %d' % (len(ROWS) + 1, len(ROWS)))
+        self.bad('\n'.join(lines[:-2]) + '\n',
+                 'header says %d rows, file has %d' % (len(ROWS), len(ROWS) - 1))
+        self.bad(good.replace(' %d ' % (len(ROWS) * 272), ' 1 ', 1), 'data size')
+        self.bad(good.replace('0x01 ', '0x01 x '), 'malformed header')
+        self.bad(good.replace('name                            type data',
+                              'name type value'), 'second line')
+        self.bad(good.replace('hits                            4    0',
+                              'hits                            4    0 0', 1),
+                 'malformed row')
+        self.bad(good.replace('misses ', 'hits   ', 1), 'duplicate row hits')
+        self.bad(good.replace('iohits                          4    0',
+                              'iohits                          4    -1'),
+                 'unsupported type or value')
+        self.bad(good.replace('iohits                          4    0',
+                              'iohits                          4    x'),
+                 'malformed row')
+        self.bad(good[:-1], 'newline')
+        self.bad('', 'no header')
+
+
+class TestErrors(Base):
+    def test_module_not_loaded(self):
+        rc, out, err = self.run_tool()
+        self.assertEqual(rc, 1)
+        self.assertEqual(out, '')
+        self.assertIn('dm-l2arc module not loaded', err)
+
+    def test_no_devices(self):
+        self.t.load()
+        for args in ((), ('1', '1'), ('-o', 'json'), ('-o', 'prometheus'),
+                     ('-d', 'x')):
+            rc, out, err = self.run_tool(*args)
+            self.assertEqual(rc, 1, args)
+            self.assertEqual(err, 'l2arcstat: no dm-l2arc devices\n', args)
+            self.assertEqual(out, '', args)
+            self.assertNotIn('Traceback', err)
+
+    def test_malformed_file_cli(self):
+        self.t.load()
+        self.t.add(3, 'c0', {'hits': 1})
+        text = kstat_text({'hits': 1}, nrows=len(ROWS) - 1)
+        self.t.add(3, 'c0', {}, text=text)
+        rc, out, err = self.run_tool('-d', 'c0')
+        self.assertEqual(rc, 1)
+        self.assertIn('dm-3/arcstats: header says %d rows, file has %d'
+                      % (len(ROWS) - 1, len(ROWS)), err)
+        rc, out, err = self.run_tool()      # the summed view reads it too
+        self.assertEqual(rc, 1)
+        self.assertIn('header says', err)
+
+    def test_unknown_device_and_field(self):
+        self.t.load()
+        self.t.add(3, 'c0', {})
+        rc, _, err = self.run_tool('-d', 'nosuch')
+        self.assertEqual(rc, 1)
+        self.assertIn('no device-mapper device named nosuch', err)
+        os.makedirs(os.path.join(self.t.sys, 'block', 'dm-9', 'dm'))
+        with open(os.path.join(self.t.sys, 'block', 'dm-9', 'dm', 'name'), 'w') as fh:
+            fh.write('linear0\n')
+        rc, _, err = self.run_tool('-d', 'linear0')
+        self.assertEqual(rc, 1)
+        self.assertIn('linear0 (dm-9) is not a live dm-l2arc device', err)
+        rc, _, err = self.run_tool('-f', 'read,bogus')
+        self.assertEqual(rc, 1)
+        self.assertIn('unknown field(s): bogus', err)
+
+    def test_usage_errors(self):
+        self.t.load()
+        self.t.add(3, 'c0', {})
+        for args in (('0',), ('-1',), ('x',), ('1', '0'), ('-o', 'xml'), ('1', '2', '3')):
+            rc, _, _ = self.run_tool(*args)
+            self.assertEqual(rc, 2, args)
+
+    def test_cli_executable(self):
+        """The script runs as a program (shebang, mode) and exits 1."""
+        p = subprocess.run([TOOL, '-p', self.t.proc], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stderr, 'l2arcstat: dm-l2arc module not loaded (no %s)\n'
+                         % os.path.join(self.t.proc, 'dm-l2arc'))
+        with open(TOOL) as fh:
+            self.assertIn('# SPDX-License-Identifier: GPL-2.0-only', fh.read(200))
+
+
+V1 = {'hits': 1000, 'iohits': 10, 'misses': 500, 'mru_hits': 200, 'mfu_hits': 800,
+      'mru_ghost_hits': 30, 'mfu_ghost_hits': 20, 'size': 3 << 20, 'c': 64 << 20,
+      'l2_hits': 100, 'l2_misses': 400, 'l2_size': 5 << 30, 'l2_asize': 5 << 30,
+      'l2_read_bytes': 100 << 12, 'l2_write_bytes': 1 << 30, 'demand_data_hits': 1000,
+      'demand_data_misses': 500, 'demand_data_iohits': 10}
+# 2 s later: +300 hits, +25 iohits, +175 misses (read 500), ...
+V2 = dict(V1, hits=1300, iohits=35, misses=675, mru_hits=260, mfu_hits=1040,
+          mru_ghost_hits=55, mfu_ghost_hits=20, size=4 << 20, c=60 << 20,
+          l2_hits=160, l2_misses=440, l2_size=6 << 30, l2_asize=6 << 30,
+          l2_read_bytes=(100 + 60) << 12, l2_write_bytes=(1 << 30) + (8 << 20),
+          demand_data_hits=1300, demand_data_iohits=35, demand_data_misses=675)
+
+
+class TestRows(Base):
+    def setUp(self):
+        super().setUp()
+        self.t.load()
+        self.t.add(3, 'cache0', V1, snaptime=10 * SEC)
+
+    def step(self, vals, snaptime=12 * SEC):
+        def between(n):
+            if n == 1:
+                self.t.add(3, 'cache0', vals, snaptime=snaptime)
+        return between
+
+    def test_interval_json_exact(self):
+        out = self.ok('-d', 'cache0', '-o', 'json', '2', '1', between=self.step(V2))
+        lines = out.splitlines()
+        self.assertEqual(len(lines), 1)
+        o = json.loads(lines[0])
+        self.assertEqual(o['device'], 'cache0')
+        self.assertEqual(o['kernel_name'], 'dm-3')
+        self.assertEqual(o['interval'], 2.0)
+        self.assertFalse(o['since_creation'])
+        self.assertEqual(o['counters']['hits'], 300)
+        self.assertEqual(o['counters']['iohits'], 25)
+        self.assertEqual(o['counters']['misses'], 175)
+        self.assertEqual(o['gauges']['size'], 4 << 20)
+        self.assertEqual(o['read'], 250.0)                  # 500 reads / 2 s
+        self.assertEqual(o['hit%'], 100.0 * 300 / 500)      # 60
+        self.assertEqual(o['ioh%'], 100.0 * 25 / 500)       # 5
+        self.assertEqual(o['miss%'], 100.0 * 175 / 500)     # 35
+        self.assertEqual(o['mru%'], 100.0 * 60 / 500)
+        self.assertEqual(o['mfu%'], 100.0 * 240 / 500)
+        self.assertEqual(o['mrug%'], 100.0 * 25 / 500)
+        self.assertEqual(o['mfug%'], 0)
+        self.assertEqual(o['l2hit%'], 100.0 * 60 / 100)
+        self.assertEqual(o['l2miss%'], 100.0 * 40 / 100)
+        self.assertEqual(o['arcsz'], 4 << 20)
+        self.assertEqual(o['c'], 60 << 20)
+        self.assertEqual(o['l2size'], 6 << 30)
+        self.assertEqual(o['l2read'], (60 << 12) / 2)
+        self.assertEqual(o['l2write'], (8 << 20) / 2)
+        self.assertEqual(o['ddh%'], 60.0)
+
+    def test_interval_text(self):
+        out = self.ok('-d', 'dm-3', '2', '1', between=self.step(V2))
+        head, row = out.splitlines()
+        self.assertEqual(head.split(), self.tool.DEFAULT_FIELDS)
+        f = row.split()
+        self.assertRegex(f[0], r'^\d\d:\d\d:\d\d$')
+        self.assertEqual(f[1:], ['250', '60', '35', '5', '4.0M', '60M', '12', '48', '5',
+                                 '0', '60', '6.0G', '120K', '4.0M'])
+        # columns line up with the header
+        self.assertEqual(len(head), len(row))
+
+    def test_totals(self):
+        # no INTERVAL: totals since creation (crtime 5 s, snaptime 10 s)
+        out = self.ok('-d', 'cache0', '-o', 'json')
+        o = json.loads(out)
+        self.assertTrue(o['since_creation'])
+        self.assertEqual(o['interval'], 5.0)
+        self.assertEqual(o['counters']['hits'], 1000)
+        self.assertEqual(o['hit%'], 100.0 * 1000 / 1510)
+        self.assertEqual(o['read'], 1510 / 5.0)
+        self.assertEqual(o['l2hit%'], 20.0)
+        out = self.ok('-f', 'hits,miss,hit%,l2hit%', '-d', 'cache0')
+        self.assertEqual(out.splitlines()[1].split(), ['200', '100', '66', '20'])
+        # the summed file's crtime is the module's (1 s): 9 s of averages
+        o = json.loads(self.ok('-o', 'json'))
+        self.assertEqual(o['interval'], 9.0)
+        self.assertEqual(o['hits'], 1000 / 9.0)
+
+    def test_fields(self):
+        out = self.ok('-f', 'time,read,hit%', '-d', 'cache0', '2', '1', between=self.step(V2))
+        head, row = out.splitlines()
+        self.assertEqual(head, '    time  read  hit%')
+        self.assertEqual(row.split()[1:], ['250', '60'])
+        out = self.ok('-f', 'hit%,l2hit%', '-o', 'json', '-d', 'cache0')
+        o = json.loads(out)
+        self.assertIn('hit%', o)
+        self.assertIn('l2hit%', o)
+        self.assertNotIn('read', o)
+        self.assertIn('counters', o)
+        out = self.ok('-f', 'help')
+        for f in self.tool.FIELDS:
+            self.assertRegex(out, r'\n  %s +\S' % re.escape(f))
+        self.assertIn(','.join(self.tool.DEFAULT_FIELDS), out)
+
+    def test_count_rows(self):
+        seq = [dict(V1, hits=V1['hits'] + 100 * i) for i in range(1, 4)]
+
+        def between(n):
+            self.t.add(3, 'cache0', seq[n - 1], snaptime=(10 + n) * SEC)
+        out = self.ok('-d', 'cache0', '-f', 'read,hits', '1', '3', between=between)
+        rows = out.splitlines()
+        self.assertEqual(len(rows), 4)
+        for r in rows[1:]:
+            self.assertEqual(r.split(), ['100', '100'])
+
+    def test_clear_stats(self):
+        # counters going backwards restart from 0: the difference is the value
+        out = self.ok('-d', 'cache0', '-o', 'json', '2', '1',
+                      between=self.step({'hits': 3, 'misses': 1}))
+        o = json.loads(out)
+        self.assertEqual(o['counters']['hits'], 3)
+        self.assertEqual(o['counters']['misses'], 1)
+        self.assertEqual(o['hit%'], 75.0)
+
+    def test_device_disappears(self):
+        def between(n):
+            if n == 1:
+                self.t.remove(3, snaptime=12 * SEC)
+        rc, out, err = self.run_tool('-d', 'cache0', '1', '3', between=between)
+        self.assertEqual(rc, 1)
+        self.assertIn('l2arcstat: device cache0 (dm-3) disappeared', err)
+        self.assertNotIn('Traceback', err)
+        self.assertEqual(len(out.splitlines()), 1)      # the header
+
+    def test_reload_briefly_absent(self):
+        # the entry is gone for a moment during a reload, then back
+        def between(n):
+            if n == 1:
+                shutil.rmtree(os.path.join(self.t.proc, 'dm-l2arc', 'dm-3'))
+            elif n == 3:
+                self.t.add(3, 'cache0', V2, snaptime=12 * SEC)
+        o = json.loads(self.ok('-d', 'cache0', '-o', 'json', '2', '1', between=between))
+        self.assertEqual(o['counters']['hits'], 300)
+
+    def test_summed_device_churn(self):
+        self.t.add(4, 'cache1', {'hits': 50, 'misses': 50}, snaptime=10 * SEC)
+
+        def between(n):
+            # cache1 goes, cache2 comes (with 10 hits since its creation)
+            self.t.remove(4, snaptime=12 * SEC)
+            self.t.add(5, 'cache2', {'hits': 10}, crtime=11 * SEC, snaptime=12 * SEC)
+            self.t.add(3, 'cache0', V2, snaptime=12 * SEC)
+        o = json.loads(self.ok('-o', 'json', '2', '1', between=between))
+        self.assertEqual(o['device'], 'all')
+        self.assertEqual(o['counters']['hits'], 300 + 10)
+        self.assertEqual(o['counters']['misses'], 175)
+        self.assertEqual(o['hit%'], 100.0 * 310 / 510)
+        self.assertEqual(o['gauges']['size'], 4 << 20)
+
+    def test_summed_plain(self):
+        self.t.add(4, 'cache1', {'hits': 50, 'misses': 50}, snaptime=10 * SEC)
+
+        def between(n):
+            self.t.add(4, 'cache1', {'hits': 150, 'misses': 50}, snaptime=12 * SEC)
+            self.t.add(3, 'cache0', V2, snaptime=12 * SEC)
+        o = json.loads(self.ok('-o', 'json', '2', '1', between=between))
+        self.assertEqual(o['counters']['hits'], 400)
+        self.assertEqual(o['hit%'], 100.0 * 400 / 600)
+
+    def test_prettynum(self):
+        p = self.tool.prettynum
+        self.assertEqual(p(5, 1024, 1536), ' 1.5K')
+        self.assertEqual(p(5, 1024, 1024), ' 1024')
+        self.assertEqual(p(5, 1024, 20 << 20), '  20M')
+        self.assertEqual(p(4, 1000, 0.5), '   0')
+        self.assertEqual(p(4, 100, 100.0), ' 100')
+        self.assertEqual(p(6, 1024, 5 << 40), '  5.0T')
+
+
+class TestPrometheus(Base):
+    def test_parser_rejects(self):
+        for bad in ('a 1', 'a 1\n\n', '# TYPE a foo\na 1\n', 'a{b="c} 1\n',
+                    'a 1\nb 1\na 2\n', 'a 1\na 1\n', '# TYPE a counter\na -1\n',
+                    'a 1\n# TYPE a gauge\n', '# HELP a x\n# HELP a y\n', '1a 1\n',
+                    'a{b="1",b="2"} 1\n', 'a x\n', '# TYPE a\n'):
+            with self.assertRaises(ValueError, msg=repr(bad)):
+                parse_prometheus(bad)
+        f = parse_prometheus('# HELP a x\n# TYPE a gauge\na{b="q\\"\\\\",c="d"} 1.5e3\n# x\n')
+        self.assertEqual(f['a']['samples'], {(('b', 'q\\"\\\\'), ('c', 'd')): 1500.0})
+
+    def test_all_devices(self):
+        self.t.load()
+        self.t.add(3, 'cache0', V1)
+        self.t.add(7, 'we"ird\\name', {'hits': 5, 'size': 4096})
+        out = self.ok('-o', 'prometheus', '5', '3')     # INTERVAL ignored
+        fams = parse_prometheus(out)
+        self.assertEqual(sorted(fams), sorted('dm_l2arc_' + r for r in ROWS))
+        h = fams['dm_l2arc_hits']
+        self.assertEqual(h['type'], 'counter')
+        self.assertTrue(h['help'])
+        self.assertEqual(h['samples'], {(('device', 'cache0'),): 1000.0,
+                                        (('device', 'we\\"ird\\\\name'),): 5.0})
+        for g in ('size', 'c', 'p', 'l2_size', 'l2_asize', 'mru_blocks', 'l2_degraded',
+                  'hash_elements', 'l2_ndev', 'mfu_ghost_size', 'data_size'):
+            self.assertEqual(fams['dm_l2arc_' + g]['type'], 'gauge', g)
+        for c in ('misses', 'l2_hits', 'l2_read_bytes', 'l2_write_bytes', 'deleted',
+                  'mru_ghost_hits', 'l2_cksum_bad', 'writes'):
+            self.assertEqual(fams['dm_l2arc_' + c]['type'], 'counter', c)
+        self.assertEqual(fams['dm_l2arc_l2_size']['samples'][(('device', 'cache0'),)],
+                         float(5 << 30))
+        # one TYPE per family: grep count
+        self.assertEqual(out.count('# TYPE dm_l2arc_hits '), 1)
+
+    def test_one_device(self):
+        self.t.load()
+        self.t.add(3, 'cache0', V1)
+        self.t.add(4, 'cache1', V2)
+        fams = parse_prometheus(self.ok('-o', 'prometheus', '-d', 'cache1'))
+        self.assertEqual(fams['dm_l2arc_misses']['samples'],
+                         {(('device', 'cache1'),): 675.0})
+
+
+if __name__ == '__main__':
+    unittest.main()
