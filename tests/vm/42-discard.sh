@@ -43,12 +43,17 @@ dm_create l2d "0 $sz l2arc $O - 8 4 arc_max 4194304 prefetch_disable 1"
 dev=/dev/mapper/l2d
 proc=/proc/dm-l2arc/dm-$(dmsetup info -c --noheadings -o minor l2d | tr -d ' ')/arcstats
 st() { awk -v n="$1" 'NR > 2 && $1 == n { print $3 }' "$proc"; }
-expect() {	# expect ROW=VAL...
+expect() {	# expect ROW=VAL...; prints the counters when one differs
 	local kv
 	for kv in "$@"; do
+		[[ $(st "${kv%%=*}") == "${kv#*=}" ]] ||
+			awk 'NR > 2 && $3 != 0 { printf "%s=%s ", $1, $3 } END { print "" }' "$proc"
 		assert_eq "${kv%%=*}" "${kv#*=}" "$(st "${kv%%=*}")"
 	done
 }
+# blkdiscard without -f first probes the device for signatures with
+# libblkid (util-linux >= 2.36): a few hundred reads that would upset the
+# exact counts.  With -f it reads nothing (checked below).
 K=1024 M=$((1024 * 1024))
 rd() {	# rd DEV OFF LEN (bytes, 4 KiB aligned) to stdout, O_DIRECT
 	dd if="$1" bs=4096 skip=$(($2 / 4096)) count=$(($3 / 4096)) iflag=direct status=none
@@ -73,20 +78,20 @@ rdm $dev 0 2
 expect hits=512 misses=512 mfu_blocks=512 mru_blocks=0
 
 # ---- discard a cached 512 KiB range: per-block invalidation
-blkdiscard -o $((1 * M)) -l $((512 * K)) $dev || die "blkdiscard failed"
-expect writes=128 write_invalidates=128 mfu_blocks=384
+blkdiscard -f -o $((1 * M)) -l $((512 * K)) $dev || die "blkdiscard failed"
+expect hits=512 misses=512 writes=128 write_invalidates=128 mfu_blocks=384
 zeroes $((1 * M)) $((512 * K)) "discard"
 same $((1 * M)) $((512 * K)) "discard"
 expect hits=512 misses=640
 same 0 $((2 * M)) "discard, whole 2 MiB"
-expect hits=$((512 + 384)) misses=$((640 + 128))
+expect hits=$((512 + 512)) misses=640
 echo "discard 512 KiB: ok (origin reads zeroes)"
 
 # ---- write-zeroes a cached 512 KiB range (cached again just above)
 rdm $dev 0 2
 m=$(st misses)
 assert_eq "resident blocks of [0,2M)" 512 $(($(st mru_blocks) + $(st mfu_blocks)))
-blkdiscard -z -o 0 -l $((512 * K)) $dev || die "blkdiscard -z failed"
+blkdiscard -f -z -o 0 -l $((512 * K)) $dev || die "blkdiscard -z failed"
 expect writes=256 write_invalidates=256
 zeroes 0 $((512 * K)) "write-zeroes"
 same 0 $((512 * K)) "write-zeroes"
@@ -96,7 +101,7 @@ echo "write-zeroes 512 KiB: ok"
 # ---- write-zeroes of 1 KiB inside cached block 384 (offset 1.5 MiB + 512)
 rdm $dev 0 2
 wi=$(st write_invalidates)
-blkdiscard -z -o $((1536 * K + 512)) -l 1024 $dev || die "blkdiscard -z (partial block) failed"
+blkdiscard -f -z -o $((1536 * K + 512)) -l 1024 $dev || die "blkdiscard -z (partial block) failed"
 expect write_invalidates=$((wi + 1))
 cmp <(rd $O $((1536 * K)) 4096 | tail -c +513 | head -c 1024) <(head -c 1024 /dev/zero) ||
 	die "partial write-zeroes did not reach the origin"
@@ -111,7 +116,7 @@ rdm $dev 0 16
 res=$(($(st mru_blocks) + $(st mfu_blocks)))
 assert_eq "resident blocks after 16 MiB read" 1024 "$res"
 wi=$(st write_invalidates)
-blkdiscard -o 0 -l $((32 * M)) $dev || die "blkdiscard 32 MiB failed"
+blkdiscard -f -o 0 -l $((32 * M)) $dev || die "blkdiscard 32 MiB failed"
 expect write_invalidates=$((wi + res)) mru_blocks=0 mfu_blocks=0 data_size=0
 zeroes 0 $((32 * M)) "large discard"
 same 0 $((32 * M)) "large discard"
@@ -122,7 +127,7 @@ rdm $dev 0 16
 res=$(($(st mru_blocks) + $(st mfu_blocks)))
 assert_eq "resident blocks after 16 MiB read" 1024 "$res"
 wi=$(st write_invalidates)
-blkdiscard -z -o 0 -l $((32 * M)) $dev || die "blkdiscard -z 32 MiB failed"
+blkdiscard -f -z -o 0 -l $((32 * M)) $dev || die "blkdiscard -z 32 MiB failed"
 expect write_invalidates=$((wi + res)) mru_blocks=0 mfu_blocks=0 data_size=0
 zeroes 0 $((32 * M)) "large write-zeroes"
 same 0 $((32 * M)) "large write-zeroes"

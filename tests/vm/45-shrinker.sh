@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 240
+# timeout: 300
 #
 # The shrinker.  A device with arc_max 512 MiB is filled by reading its
 # 512 MiB once (c = size = c_max), with module parameter arc_min 32 MiB.
@@ -13,10 +13,10 @@
 #  3. pressure gone: after 6 s without a shrink (the target waits 5 s),
 #     every miss grows c by one block; re-reading the device grows c back
 #     to exactly c_max and the resident size with it.
-# The data stays correct throughout: the first 128 MiB hold random data,
+# The data stays correct throughout: the first 64 MiB hold random data,
 # whose sha256 through the device (O_DIRECT) must match at every step.
 # Devices: origin = dm-linear "l2s-origin" of a brd RAM disk /dev/ram0
-# (128 MiB of data, emulating an SSD) followed by dm-zero (384 MiB,
+# (64 MiB of data, emulating an SSD) followed by dm-zero (448 MiB,
 # emulating a large sparse disk); no cache device.
 . "$(dirname "$0")/lib.sh"
 
@@ -26,11 +26,11 @@ P=/sys/module/dm_l2arc/parameters
 amin0=$(cat $P/arc_min)
 add_cleanup eval "echo $amin0 >$P/arc_min"
 echo $((32 << 20)) >$P/arc_min
-mk_brd 1 128
-dd if=/dev/urandom of=/dev/ram0 bs=1M count=128 oflag=direct status=none
+mk_brd 1 64
+dd if=/dev/urandom of=/dev/ram0 bs=1M count=64 oflag=direct status=none
 want=$(dd if=/dev/ram0 bs=1M iflag=direct status=none | sha256sum)
-dm_create l2s-origin "0 262144 linear /dev/ram0 0
-262144 786432 zero"
+dm_create l2s-origin "0 131072 linear /dev/ram0 0
+131072 917504 zero"
 dm_create l2s "0 1048576 l2arc /dev/mapper/l2s-origin - 8 4 arc_max 536870912 prefetch_disable 1"
 dev=/dev/mapper/l2s
 proc=/proc/dm-l2arc/dm-$(dmsetup info -c --noheadings -o minor l2s | tr -d ' ')/arcstats
@@ -38,8 +38,8 @@ st() { awk -v n="$1" 'NR > 2 && $1 == n { print $3 }' "$proc"; }
 show() { echo "$1: c=$(st c) data_size=$(st data_size) c_min=$(st c_min) c_max=$(st c_max) arc_shrinks=$(st arc_shrinks) misses=$(st misses) MemAvailable=$(awk '/MemAvailable/ { print $2 }' /proc/meminfo) kB"; }
 check_data() {
 	assert_eq "sha256 of the data region ($1)" "$want" \
-		"$(dd if=$dev bs=1M count=128 iflag=direct status=none | sha256sum)"
-	cmp -s <(dd if=$dev bs=1M skip=128 count=16 iflag=direct status=none) \
+		"$(dd if=$dev bs=1M count=64 iflag=direct status=none | sha256sum)"
+	cmp -s <(dd if=$dev bs=1M skip=64 count=16 iflag=direct status=none) \
 		<(head -c $((16 << 20)) /dev/zero) || die "zero region not zero ($1)"
 }
 cmin=$((32 << 20)) cmax=$((512 << 20))
@@ -104,7 +104,7 @@ assert_eq "data_size after drop_caches" $cmin "$(st data_size)"
 sleep 6
 for pass in 1 2 3 4; do
 	check_data "regrowth pass $pass"
-	dd if=$dev of=/dev/null bs=1M skip=128 iflag=direct status=none
+	dd if=$dev of=/dev/null bs=1M skip=64 iflag=direct status=none
 	show "regrowth pass $pass"
 	[[ $(st c) == "$cmax" ]] && break
 done
