@@ -19,7 +19,8 @@
 #    `l2arc_write_max default` goes back to the module's value (status and
 #    feed); bad values (-1, 12abc, 4095, 4294967297, 2^64, "") and unknown
 #    names are refused and change nothing.
-#  - table features of the same names are in force (status), survive a
+#  - table features of the same names (all but the module-wide
+#    l2arc_meta_percent, refused) are in force (status), survive a
 #    reload (dmsetup table shows them), and the module value does not
 #    override them.
 # Devices: origin = dm-delay (1 ms, HDD-like) over brd /dev/ram0 (64 MiB);
@@ -169,8 +170,12 @@ echo "per-device messages ok"
 # ---- table features: in force, survive a reload, override the module
 echo 3600 >$P/l2arc_feed_secs
 feat=(l2arc_write_max 65536 l2arc_write_boost 4096 l2arc_noprefetch 0 l2arc_headroom 2
-	l2arc_feed_secs 3600 l2arc_feed_min_ms 500 l2arc_feed_again 0 l2arc_max_errors 7
-	l2arc_meta_percent 20)
+	l2arc_feed_secs 3600 l2arc_feed_min_ms 500 l2arc_feed_again 0 l2arc_max_errors 7)
+# l2arc_meta_percent bounds all devices together: module-wide only
+if dmsetup create l2bad --table "0 $len l2arc /dev/mapper/l2o /dev/ram1 8 2 l2arc_meta_percent 20" 2>/dev/null; then
+	dm_remove l2bad
+	die "table feature l2arc_meta_percent accepted"
+fi
 mkdev "${feat[@]}"
 want="0 $len l2arc $(dmsetup info -c --noheadings --separator : -o major,minor l2o | tr -d ' ') 1:1 8 $((${#feat[@]} + 4)) arc_max 8388608 prefetch_disable 1 ${feat[*]}"
 assert_eq "table" "$want" "$(dmsetup table l2p)"
