@@ -14,6 +14,7 @@
 # l2_size down by exactly the discarded blocks.
 # Exact counters: prefetch_disable 1, arc_max 1 MiB = 256 blocks of 4 KiB,
 # feed budget 16 MiB (never the limit), l2arc_feed_secs 3600.
+# blkdiscard -f: no libblkid probe reads through the device.
 # Devices: the origin emulates an SSD with TRIM that reads zeroes after a
 # discard: brd /dev/ram0 (64 MiB) when this kernel's brd supports discard,
 # else a memory-backed null_blk with discard=1 (64 MiB); cache device =
@@ -102,8 +103,8 @@ assert_eq "probe l2_hits" 128 $(($(st l2_hits) - h0))
 assert_eq "probe origin sectors" 1024 $(($(osect) - o0))
 l2=$(st l2_size)
 
-blkdiscard -o 0 -l $((1 << 20)) $dev || die "blkdiscard failed"
-blkdiscard -z -o $((1 << 20)) -l $((1 << 20)) $dev || die "blkdiscard -z failed"
+blkdiscard -f -o 0 -l $((1 << 20)) $dev || die "blkdiscard failed"
+blkdiscard -f -z -o $((1 << 20)) -l $((1 << 20)) $dev || die "blkdiscard -z failed"
 assert_eq "l2_size after discarding 512 L2-only blocks" $((l2 - (2 << 20))) "$(st l2_size)"
 h0=$(st l2_hits)
 same 0 2
@@ -116,7 +117,7 @@ cmp -n $((1 << 20)) <(dd if=$dev bs=1M skip=1 count=1 iflag=direct status=none) 
 rd 6 1; dmsetup message l2d 0 l2arc_feed
 l2=$(st l2_size)
 assert_eq "R's blocks resident" 256 $(($(st mru_blocks) + $(st mfu_blocks)))
-blkdiscard -o $((6 << 20)) -l $((1 << 20)) $dev || die "blkdiscard of R failed"
+blkdiscard -f -o $((6 << 20)) -l $((1 << 20)) $dev || die "blkdiscard of R failed"
 assert_eq "l2_size after discarding R" $((l2 - (1 << 20))) "$(st l2_size)"
 assert_eq "ARC after discarding R" 0 $(($(st mru_blocks) + $(st mfu_blocks)))
 h0=$(st l2_hits)
