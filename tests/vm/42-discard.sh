@@ -29,7 +29,7 @@ if [[ $(cat /sys/block/ram0/queue/discard_max_bytes) == 0 ]]; then
 	echo 64 >"$nb/size"
 	echo 1 >"$nb/memory_backed"
 	echo 1 >"$nb/discard"
-	echo 4096 >"$nb/blocksize"
+	echo 512 >"$nb/blocksize"
 	echo 1 >"$nb/power"
 	add_cleanup eval "echo 0 >$nb/power"
 	# 6.1 names the disk after the configfs directory, later ones nullbN

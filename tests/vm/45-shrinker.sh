@@ -100,10 +100,11 @@ show "after drop_caches"
 assert_eq "c after drop_caches" $cmin "$(st c)"
 assert_eq "data_size after drop_caches" $cmin "$(st data_size)"
 
+check_data "after drop_caches"
+
 # ---- 3. growth back to c_max
 sleep 6
 for pass in 1 2 3 4; do
-	check_data "regrowth pass $pass"
 	dd if=$dev of=/dev/null bs=1M skip=64 iflag=direct status=none
 	show "regrowth pass $pass"
 	[[ $(st c) == "$cmax" ]] && break
