@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 300
+# timeout: 480
 #
 # The NAS story in miniature, driven by l2arc_feed messages (no timing):
 # a 16 MiB working set (the whole device, 4096 blocks of 4 KiB) over a
