@@ -422,8 +422,8 @@ out_unlock:
 /*
  * zfetch: follow sequential streams of demand reads and read ahead of
  * them, the distance doubling while the stream holds, up to
- * zfetch_max_distance (as ZFS's dmu_zfetch does).  Called after a demand
- * read of @block.
+ * zfetch_max_distance (as ZFS's dmu_zfetch does) and an eighth of c.
+ * Called after a demand read of @block.
  */
 static void l2arc_zfetch(struct l2arc_c *lc, u64 block)
 {
@@ -434,8 +434,15 @@ static void l2arc_zfetch(struct l2arc_c *lc, u64 block)
 	if (lc->table.prefetch_disable ||
 	    l2arc_param(L2ARC_P_PREFETCH_DISABLE))
 		return;
-	max_dist = max_t(u64, 1, l2arc_param(L2ARC_P_ZFETCH_MAX_DISTANCE) >>
-			 (lc->block_shift + SECTOR_SHIFT));
+	/*
+	 * At most zfetch_max_distance, and at most an eighth of the ARC: a
+	 * longer read-ahead would push its own blocks out of a small ARC
+	 * before they are demanded.
+	 */
+	max_dist = l2arc_param(L2ARC_P_ZFETCH_MAX_DISTANCE) >>
+		   (lc->block_shift + SECTOR_SHIFT);
+	max_dist = clamp_t(u64, max_dist, 1,
+			   max_t(u64, 1, READ_ONCE(lc->arc.c) / 8));
 
 	spin_lock_bh(&lc->arc.lock);
 	for (i = 0; i < L2ARC_ZFETCH_STREAMS; i++) {
