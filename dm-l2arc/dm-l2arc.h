@@ -267,6 +267,7 @@ struct l2arc_stream {
  * @feed_work: the feed
  * @feed_wq: its workqueue
  * @feed_mutex: serialises feeds (timer, message); outside @arc.lock
+ * @feed_active: the feed runs (between resume and presuspend)
  *
  * The l2_* fields are under @arc.lock (@l2_failed is also read without).
  */
@@ -310,6 +311,7 @@ struct l2arc_c {
 	struct delayed_work feed_work;
 	struct workqueue_struct *feed_wq;
 	struct mutex feed_mutex;	/* serialises feeds */
+	bool feed_active;
 };
 
 /**

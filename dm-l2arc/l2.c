@@ -334,6 +334,29 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 	}
 }
 
+/*
+ * The cache device was dropped: forget every L2 copy, so that their
+ * headers (L2-only ones above all) stop holding memory.  In chunks, so
+ * that arc.lock is never held for long.  Called by the feed.
+ */
+static void l2arc_drop_all(struct l2arc_c *lc)
+{
+	u64 s = 0, end;
+
+	while (s < lc->l2_nr_slots) {
+		end = min(s + 4096, lc->l2_nr_slots);
+		spin_lock_bh(&lc->arc.lock);
+		for (; s < end; s++) {
+			struct arc_hdr *hdr = lc->l2_rmap[s];
+
+			if (hdr && (hdr->flags & ARC_F_L2))
+				arc_hdr_clear_l2(&lc->arc, hdr);
+		}
+		spin_unlock_bh(&lc->arc.lock);
+		cond_resched();
+	}
+}
+
 /**
  * l2arc_feed_once() - one feed: write the ARC's tails to the cache device
  * @lc: the device
@@ -356,8 +379,12 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 
 	*budget = 0;
 	mutex_lock(&lc->feed_mutex);
-	if (!lc->cache || READ_ONCE(lc->l2_failed))
+	if (!lc->cache)
 		goto out;
+	if (READ_ONCE(lc->l2_failed)) {
+		l2arc_drop_all(lc);
+		goto out;
+	}
 
 	*budget = l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_MAX);
 	if (!arc_is_warm(&lc->arc))
@@ -436,6 +463,7 @@ void l2arc_feed_start(struct l2arc_c *lc)
 {
 	if (!lc->cache)
 		return;
+	WRITE_ONCE(lc->feed_active, true);
 	queue_delayed_work(lc->feed_wq, &lc->feed_work,
 			   l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ);
 }
@@ -451,6 +479,7 @@ void l2arc_feed_stop(struct l2arc_c *lc)
 {
 	if (!lc->feed_wq)
 		return;
+	WRITE_ONCE(lc->feed_active, false);
 	cancel_delayed_work_sync(&lc->feed_work);
 	mutex_lock(&lc->feed_mutex);	/* wait for a feed run by message */
 	mutex_unlock(&lc->feed_mutex);

@@ -1022,7 +1022,8 @@ static int l2arc_message_tunable(struct l2arc_c *lc, const char *name,
 
 /*
  * Messages:
- *   clear_stats                zero the counters (not the cache)
+ *   clear_stats                zero the counters (not the cache), and the
+ *                              error count towards l2arc_max_errors
  *   l2arc_feed                 run one feed now; return when it is written
  *   <tunable> <value|default>  set or drop this device's own value
  */
@@ -1037,6 +1038,7 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 		spin_lock_bh(&lc->arc.lock);
 		memset(lc->stats, 0, sizeof(lc->stats));
 		lc->deleted_base = arc_evicted(&lc->arc);
+		lc->l2_errors = 0;	/* counts towards l2arc_max_errors anew */
 		spin_unlock_bh(&lc->arc.lock);
 		return 0;
 	}
@@ -1044,6 +1046,11 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 		if (!lc->cache) {
 			DMERR_LIMIT("%s: l2arc_feed: no cache device", lc->name);
 			return -EINVAL;
+		}
+		if (!READ_ONCE(lc->feed_active)) {
+			DMERR_LIMIT("%s: l2arc_feed: device is suspended",
+				    lc->name);
+			return -EBUSY;
 		}
 		l2arc_feed_once(lc, &budget);
 		return 0;
