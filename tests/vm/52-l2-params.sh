@@ -169,7 +169,7 @@ echo "per-device messages ok"
 
 # ---- table features: in force, survive a reload, override the module
 echo 3600 >$P/l2arc_feed_secs
-feat=(l2arc_write_max 65536 l2arc_write_boost 4096 l2arc_noprefetch 0 l2arc_headroom 2
+feat=(l2arc_write_max 65536 l2arc_write_boost 4096 l2arc_noprefetch 0 l2arc_headroom 8
 	l2arc_feed_secs 3600 l2arc_feed_min_ms 500 l2arc_feed_again 0 l2arc_max_errors 7)
 # l2arc_meta_percent bounds all devices together: module-wide only
 if dmsetup create l2bad --table "0 $len l2arc /dev/mapper/l2o /dev/ram1 8 2 l2arc_meta_percent 20" 2>/dev/null; then
