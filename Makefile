@@ -6,6 +6,7 @@
 #   make KVER=<kver>     ... against another installed kernel's headers
 #   make check           everything CI runs; ends with "N passed, N failed"
 #   make demo            boot a VM and show the target at work
+#   make bench           benchmarks in one VM -> results/<date>/report.md (QUICK=1: < 10 min)
 #   make deps            install the Debian packages this project needs
 #   make kunit           the KUnit suites under UML (linux-source-6.1)
 #   make vmtest          the VM tests on both kernels
@@ -21,7 +22,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 BUILD ?= build/$(KVER)
 SRCS := $(wildcard dm-l2arc/*.c dm-l2arc/*.h) dm-l2arc/Kbuild
 
-.PHONY: all module clean check demo deps kunit vmtest lint tools
+.PHONY: all module clean check demo bench deps kunit vmtest lint tools
 
 all: module
 
@@ -40,6 +41,9 @@ check:
 
 demo:
 	scripts/demo
+
+bench:
+	scripts/bench $(if $(QUICK),-q)
 
 deps:
 	scripts/deps
