@@ -365,6 +365,40 @@ static void l2arc_note_hash_max(struct l2arc_c *lc)
 }
 
 /*
+ * Look @block up.  Returns with arc.lock held, always: the block's header
+ * when it is resident (nothing allocated), or NULL with a fill and a spare
+ * header ready in *@f and *@spare for a miss (allocated without sleeping,
+ * outside the lock), or ERR_PTR(-ENOMEM) when memory is short (the memory
+ * throttle counted; whatever was allocated stays in *@f and *@spare).
+ */
+static struct arc_hdr *l2arc_lookup_prepare(struct l2arc_c *lc, u64 block,
+					    struct l2arc_fill **f,
+					    struct arc_hdr **spare)
+	__acquires(&lc->arc.lock)
+{
+	struct arc_hdr *hdr;
+
+	spin_lock_bh(&lc->arc.lock);
+	for (;;) {
+		hdr = arc_lookup(&lc->arc, to_oblock(block));
+		if (hdr && (hdr->state == ARC_MRU || hdr->state == ARC_MFU))
+			return hdr;
+		if (*f && *spare)
+			return NULL;
+		spin_unlock_bh(&lc->arc.lock);
+		if (!*f)
+			*f = l2arc_fill_alloc(lc);
+		if (!*spare)
+			*spare = arc_hdr_alloc(GFP_NOWAIT | __GFP_NOWARN);
+		spin_lock_bh(&lc->arc.lock);
+		if (!*f || !*spare) {
+			lc->stats[L2ARC_STAT_MEMORY_THROTTLE]++;
+			return ERR_PTR(-ENOMEM);
+		}
+	}
+}
+
+/*
  * One read-ahead of @block into the ARC, without a waiter.  Skipped when
  * memory is short.  Returns the fill to submit, or NULL.
  */
@@ -374,27 +408,14 @@ static struct l2arc_fill *l2arc_prefetch_block(struct l2arc_c *lc, u64 block)
 	struct arc_hdr *spare = NULL, *hdr;
 	int r;
 
-	for (;;) {
-		spin_lock_bh(&lc->arc.lock);
-		hdr = arc_lookup(&lc->arc, to_oblock(block));
-		if (hdr && (hdr->state == ARC_MRU || hdr->state == ARC_MFU)) {
-			/* resident: a prefetch access changes nothing */
-			l2arc_count(lc, ARC_HIT_MRU + (hdr->state == ARC_MFU),
-				    hdr->flags & ARC_F_IO_IN_PROGRESS, true);
-			goto out_unlock;
-		}
-		if (f && spare)
-			break;
-		spin_unlock_bh(&lc->arc.lock);
-		if (!f)
-			f = l2arc_fill_alloc(lc);
-		if (!spare)
-			spare = arc_hdr_alloc(GFP_NOWAIT | __GFP_NOWARN);
-		if (!f || !spare) {
-			spin_lock_bh(&lc->arc.lock);
-			lc->stats[L2ARC_STAT_MEMORY_THROTTLE]++;
-			goto out_unlock;
-		}
+	hdr = l2arc_lookup_prepare(lc, block, &f, &spare);
+	if (IS_ERR(hdr))
+		goto out_unlock;
+	if (hdr) {
+		/* resident: a prefetch access changes nothing */
+		l2arc_count(lc, ARC_HIT_MRU + (hdr->state == ARC_MFU),
+			    hdr->flags & ARC_F_IO_IN_PROGRESS, true);
+		goto out_unlock;
 	}
 
 	r = arc_access(&lc->arc, to_oblock(block), ARC_ACCESS_PREFETCH,
@@ -491,25 +512,15 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio)
 	bool was_prefetch;
 	int r;
 
-	for (;;) {
-		spin_lock_bh(&lc->arc.lock);
-		hdr = arc_lookup(&lc->arc, to_oblock(block));
-		if (hdr && (hdr->state == ARC_MRU || hdr->state == ARC_MFU))
-			break;
-		if (f && spare)
-			break;
+	hdr = l2arc_lookup_prepare(lc, block, &f, &spare);
+	if (IS_ERR(hdr)) {
 		spin_unlock_bh(&lc->arc.lock);
-		if (!f)
-			f = l2arc_fill_alloc(lc);
-		if (!spare)
-			spare = arc_hdr_alloc(GFP_NOWAIT | __GFP_NOWARN);
-		if (!f || !spare)
-			goto uncached;
+		goto uncached;
 	}
-
 	was_prefetch = hdr && (hdr->flags & ARC_F_PREFETCH);
 	r = arc_access(&lc->arc, to_oblock(block), 0, &spare, &hdr);
 	if (r < 0) {
+		lc->stats[L2ARC_STAT_MEMORY_THROTTLE]++;
 		spin_unlock_bh(&lc->arc.lock);
 		goto uncached;
 	}
@@ -552,14 +563,11 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio)
 	return DM_MAPIO_SUBMITTED;
 
 uncached:
-	/* No memory for a buffer: read around the ARC. */
+	/* No memory for a buffer (counted): read around the ARC. */
 	if (f)
 		l2arc_fill_free(f);
 	if (spare)
 		arc_hdr_free(spare);
-	spin_lock_bh(&lc->arc.lock);
-	lc->stats[L2ARC_STAT_MEMORY_THROTTLE]++;
-	spin_unlock_bh(&lc->arc.lock);
 	return DM_MAPIO_REMAPPED;
 }
 
