@@ -19,10 +19,12 @@
  * Budget per feed: l2arc_write_max, plus l2arc_write_boost while the ARC
  * is cold ("warm" = the ARC has been full and evicted a block, not "under
  * memory pressure" as in OpenZFS), never more than a quarter of the cache
- * device.  The next feed comes after l2arc_feed_secs, or after
- * l2arc_feed_min_ms when l2arc_feed_again is set and this feed wrote more
- * than half its budget.  Every value is read at every feed (the device's
- * own, or the module parameter's), so changes apply at the next feed.
+ * device nor more than the ARC's c (a feed writes only resident blocks;
+ * the cap keeps l2arc_feed_again meaningful when write_max >> c).  The
+ * next feed comes after l2arc_feed_secs, or after l2arc_feed_min_ms when
+ * l2arc_feed_again is set and this feed wrote more than half its budget.
+ * Every value is read at every feed (the device's own, or the module
+ * parameter's), so changes apply at the next feed.
  *
  * Eligible blocks: resident, fully read, not on L2, not being written to
  * L2, and not prefetch blocks (read ahead, not yet demanded) while
@@ -389,7 +391,15 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 	*budget = l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_MAX);
 	if (!arc_is_warm(&lc->arc))
 		*budget += l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_BOOST);
+	/*
+	 * Never more than a quarter of the cache device (as OpenZFS), nor
+	 * more than the ARC holds: a feed writes only resident blocks, and
+	 * with the budget capped at c, "wrote more than half its budget"
+	 * (l2arc_feed_again) still means a busy feed when write_max is far
+	 * larger than the ARC.
+	 */
 	*budget = min_t(u64, *budget, (lc->l2_nr_slots / 4) * bytes);
+	*budget = min_t(u64, *budget, arc_c(&lc->arc) * bytes);
 	n_max = max_t(u64, 1, div_u64(*budget, bytes));
 	headroom = l2arc_dev_param(&lc->tun, L2ARC_P_HEADROOM);
 	depth = headroom ? (u64)n_max * headroom : U64_MAX;
