@@ -57,12 +57,16 @@ if [[ $(cat /sys/block/ram0/queue/discard_max_bytes) == 0 ]]; then
 	fi
 fi
 echo "origin $O: discard_max_bytes $(cat /sys/block/${O#/dev/}/queue/discard_max_bytes)"
+# count the origin's reads on a dm-linear over it: brd keeps no I/O
+# statistics on 6.12
+dm_create l2dorig "0 $(sectors $O) linear $O 0"
+O=/dev/mapper/l2dorig
 dd if=/dev/urandom of=$O bs=1M count=64 oflag=direct status=none
 sz=$(sectors $O)
 dm_create l2d "0 $sz l2arc $O $C 8 10 arc_max 1048576 prefetch_disable 1 l2arc_feed_secs 3600 l2arc_write_max 16777216 l2arc_noprefetch 0"
 dev=/dev/mapper/l2d
 proc=/proc/dm-l2arc/dm-$(dmsetup info -c --noheadings -o minor l2d | tr -d ' ')/arcstats
-ostat=/sys/block/${O#/dev/}/stat
+ostat=/sys/block/dm-$(dmsetup info -c --noheadings -o minor l2dorig | tr -d " ")/stat
 osect() { awk '{ print $3 }' "$ostat"; }
 st() {
 	local v
