@@ -34,7 +34,7 @@ sz=$(sectors $O)
 dm_create l2i "0 $sz l2arc $O - 8 4 arc_max 1048576 prefetch_disable 0"
 dev=/dev/mapper/l2i
 proc=/proc/dm-l2arc/dm-$(dmsetup info -c --noheadings -o minor l2i | tr -d ' ')/arcstats
-st() { awk -v n="$1" 'NR > 2 && $1 == n { print $3 }' "$proc"; }
+st() { arcstats_row "$proc" "$1"; }
 
 jobfile() {	# jobfile VERIFY_ONLY(0|1): phase 1's job file
 	local vo=$1 bdir=0

@@ -19,7 +19,7 @@ sz=$(sectors $O)
 dm_create l2e "0 $sz l2arc $O - 8 4 arc_max 8388608 prefetch_disable 0"
 dev=/dev/mapper/l2e
 proc=/proc/dm-l2arc/dm-$(dmsetup info -c --noheadings -o minor l2e | tr -d ' ')/arcstats
-st() { awk -v n="$1" 'NR > 2 && $1 == n { print $3 }' "$proc"; }
+st() { arcstats_row "$proc" "$1"; }
 mnt=$L2ARC_TEST_OUT/mnt
 mkdir -p "$mnt"
 

@@ -42,7 +42,7 @@ sz=$(sectors $O)
 dm_create l2d "0 $sz l2arc $O - 8 4 arc_max 4194304 prefetch_disable 1"
 dev=/dev/mapper/l2d
 proc=/proc/dm-l2arc/dm-$(dmsetup info -c --noheadings -o minor l2d | tr -d ' ')/arcstats
-st() { awk -v n="$1" 'NR > 2 && $1 == n { print $3 }' "$proc"; }
+st() { arcstats_row "$proc" "$1"; }
 expect() {	# expect ROW=VAL...; prints the counters when one differs
 	local kv
 	for kv in "$@"; do

@@ -32,12 +32,7 @@ pf() {	# the device's arcstats file (minor cached until the device goes)
 }
 forget() { unset "minors[$1]"; }
 remember() { minors[$1]=$(minor_of "$1"); }
-st() {	# st DEV ROW
-	local v
-	v=$(awk -v n="$2" 'NR > 2 && $1 == n { print $3 }' "$(pf "$1")")
-	[[ -n $v ]] || die "no row $2 in $(pf "$1")"
-	echo "$v"
-}
+st() { arcstats_row "$(pf "$1")" "$2"; }	# st DEV ROW
 pyread() {	# pyread DEV SPEC...: B, B*N (B N times) or A-B; 4 KiB O_DIRECT
 	python3 - "$@" <<-'EOF'
 	import mmap, os, sys

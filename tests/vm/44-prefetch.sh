@@ -46,7 +46,7 @@ run_seq() {	# run_seq TABLE_PREFETCH_DISABLE: fresh device, one sequential pass
 	dmsetup suspend l2p
 	dmsetup resume l2p
 }
-st() { awk -v n="$1" 'NR > 2 && $1 == n { print $3 }' "$proc"; }
+st() { arcstats_row "$proc" "$1"; }
 show() {
 	local r out=""
 	for r in hits iohits misses demand_data_hits demand_data_iohits demand_data_misses \

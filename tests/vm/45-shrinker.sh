@@ -34,7 +34,7 @@ dm_create l2s-origin "0 131072 linear /dev/ram0 0
 dm_create l2s "0 1048576 l2arc /dev/mapper/l2s-origin - 8 4 arc_max 536870912 prefetch_disable 1"
 dev=/dev/mapper/l2s
 proc=/proc/dm-l2arc/dm-$(dmsetup info -c --noheadings -o minor l2s | tr -d ' ')/arcstats
-st() { awk -v n="$1" 'NR > 2 && $1 == n { print $3 }' "$proc"; }
+st() { arcstats_row "$proc" "$1"; }
 show() { echo "$1: c=$(st c) data_size=$(st data_size) c_min=$(st c_min) c_max=$(st c_max) arc_shrinks=$(st arc_shrinks) misses=$(st misses) MemAvailable=$(awk '/MemAvailable/ { print $2 }' /proc/meminfo) kB"; }
 check_data() {
 	assert_eq "sha256 of the data region ($1)" "$want" \

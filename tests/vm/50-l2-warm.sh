@@ -43,12 +43,7 @@ for p in l2arc_write_max l2arc_write_boost l2arc_noprefetch l2arc_feed_secs zfet
 done
 
 osect() { awk '{ print $3 }' "$ostat"; }
-st() {
-	local v
-	v=$(awk -v n="$1" 'NR > 2 && $1 == n { print $3 }' "$proc")
-	[[ -n $v ]] || die "no row $1 in $proc"
-	echo "$v"
-}
+st() { arcstats_row "$proc" "$1"; }
 tun() { dmsetup status l2w | sed -E "s/.* $1 ([0-9]+) .*/\\1/"; }
 
 mkdev() {	# mkdev FEATURES...

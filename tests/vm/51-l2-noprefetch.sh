@@ -38,12 +38,7 @@ add_cleanup eval "echo $pd0 >$P/prefetch_disable"
 assert_eq "prefetch_disable" 0 "$pd0"
 assert_eq "zfetch_max_distance" 8388608 "$(cat $P/zfetch_max_distance)"
 
-st() {
-	local v
-	v=$(awk -v n="$1" 'NR > 2 && $1 == n { print $3 }' "$proc")
-	[[ -n $v ]] || die "no row $1 in $proc"
-	echo "$v"
-}
+st() { arcstats_row "$proc" "$1"; }
 expect() {
 	local kv
 	for kv in "$@"; do

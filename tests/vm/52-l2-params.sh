@@ -86,12 +86,7 @@ for p in "${!def[@]}"; do
 done
 echo "module parameters: defaults, modes and ranges ok"
 
-st() {
-	local v
-	v=$(awk -v n="$1" 'NR > 2 && $1 == n { print $3 }' "$proc")
-	[[ -n $v ]] || die "no row $1 in $proc"
-	echo "$v"
-}
+st() { arcstats_row "$proc" "$1"; }
 tun() { dmsetup status l2p | sed -E "s/.* $1 ([0-9]+) .*/\\1/"; }
 mkdev() {	# mkdev FEATURES...
 	local f=(arc_max 8388608 prefetch_disable 1 "$@")

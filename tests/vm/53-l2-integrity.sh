@@ -30,12 +30,7 @@ dm_create l2c "0 32768 linear /dev/ram1 0"
 dm_create l2i "0 $len l2arc /dev/mapper/l2o /dev/mapper/l2c 8 14 arc_max 8388608 l2arc_feed_secs 1 l2arc_feed_min_ms 10 l2arc_feed_again 1 l2arc_write_max 67108864 l2arc_write_boost 67108864 l2arc_noprefetch 0"
 dev=/dev/mapper/l2i
 proc=/proc/dm-l2arc/dm-$(dmsetup info -c --noheadings -o minor l2i | tr -d ' ')/arcstats
-st() {
-	local v
-	v=$(awk -v n="$1" 'NR > 2 && $1 == n { print $3 }' "$proc")
-	[[ -n $v ]] || die "no row $1 in $proc"
-	echo "$v"
-}
+st() { arcstats_row "$proc" "$1"; }
 show() {
 	local r out=""
 	for r in l2_feeds l2_write_bytes l2_laps l2_hits l2_misses l2_size l2_evict_ahead \

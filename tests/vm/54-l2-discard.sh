@@ -68,12 +68,7 @@ dev=/dev/mapper/l2d
 proc=/proc/dm-l2arc/dm-$(dmsetup info -c --noheadings -o minor l2d | tr -d ' ')/arcstats
 ostat=/sys/block/dm-$(dmsetup info -c --noheadings -o minor l2dorig | tr -d " ")/stat
 osect() { awk '{ print $3 }' "$ostat"; }
-st() {
-	local v
-	v=$(awk -v n="$1" 'NR > 2 && $1 == n { print $3 }' "$proc")
-	[[ -n $v ]] || die "no row $1 in $proc"
-	echo "$v"
-}
+st() { arcstats_row "$proc" "$1"; }
 show() {
 	local r out=""
 	for r in mru_blocks mfu_blocks l2_size l2_hits l2_misses l2_write_bytes write_invalidates \

@@ -41,12 +41,7 @@ ostat=/sys/block/dm-$(dmsetup info -c --noheadings -o minor l2o | tr -d ' ')/sta
 osect() { awk '{ print $3 }' "$ostat"; }
 setproc() { proc=/proc/dm-l2arc/dm-$(dmsetup info -c --noheadings -o minor l2f | tr -d ' ')/arcstats; }
 setproc
-st() {
-	local v
-	v=$(awk -v n="$1" 'NR > 2 && $1 == n { print $3 }' "$proc")
-	[[ -n $v ]] || die "no row $1 in $proc"
-	echo "$v"
-}
+st() { arcstats_row "$proc" "$1"; }
 expect() {
 	local kv
 	for kv in "$@"; do

@@ -17,6 +17,7 @@
 #   unload_module               rmmod dm_l2arc if loaded
 #   mk_brd COUNT SIZE_MiB       fresh brd RAM disks /dev/ram0..COUNT-1
 #   sectors DEV                 size of DEV in 512-byte sectors
+#   arcstats_row FILE ROW       one row's value from an arcstats file
 #
 # Environment (set by tests/vm/runner-guest): L2ARC_KVER, L2ARC_TOP,
 # L2ARC_KO, L2ARC_OUT, L2ARC_TEST (test name), L2ARC_TEST_OUT (a directory
@@ -46,6 +47,15 @@ assert_eq() {
 
 sectors() {
 	blockdev --getsz "$1"
+}
+
+# arcstats_row FILE ROW: the value of ROW in an arcstats file (kstat text
+# format: two header lines, then "name type value"); dies when it is missing
+arcstats_row() {
+	local v
+	v=$(awk -v n="$2" 'NR > 2 && $1 == n { print $3 }' "$1")
+	[[ -n $v ]] || die "no row $2 in $1"
+	echo "$v"
 }
 
 # ------------------------------------------------------------------ cleanup
