@@ -17,26 +17,8 @@
 
 load_module
 mk_brd 1 64
-O=/dev/ram0
-if [[ $(cat /sys/block/ram0/queue/discard_max_bytes) == 0 ]]; then
-	echo "brd has no discard on $(uname -r): using null_blk memory_backed=1 discard=1"
-	modprobe null_blk nr_devices=0
-	add_cleanup rmmod null_blk
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-	nb=/sys/kernel/config/nullb/l2disc
-	mkdir "$nb"
-	add_cleanup rmdir "$nb"
-	echo 64 >"$nb/size"
-	echo 1 >"$nb/memory_backed"
-	echo 1 >"$nb/discard"
-	echo 512 >"$nb/blocksize"
-	echo 1 >"$nb/power"
-	add_cleanup eval "echo 0 >$nb/power"
-	# 6.1 names the disk after the configfs directory, later ones nullbN
-	O=/dev/l2disc
-	[[ -b $O ]] || O=/dev/nullb$(cat "$nb/index")
-	[[ -b $O ]] || die "$O did not appear"
-fi
+mk_discard_origin l2disc 64 512
+O=$DISCARD_ORIGIN
 echo "origin $O: discard_max_bytes $(cat /sys/block/${O#/dev/}/queue/discard_max_bytes)"
 sz=$(sectors $O)
 dm_create l2d "0 $sz l2arc $O - 8 4 arc_max 4194304 prefetch_disable 1"

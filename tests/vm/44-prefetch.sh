@@ -56,12 +56,7 @@ show() {
 	done
 	echo "$1:$out"
 }
-expect() {
-	local kv
-	for kv in "$@"; do
-		assert_eq "${kv%%=*}" "${kv#*=}" "$(st "${kv%%=*}")"
-	done
-}
+expect() { expect_rows "$proc" "$@"; }
 
 # ---- prefetch on
 run_seq 0

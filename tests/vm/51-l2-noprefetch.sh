@@ -39,12 +39,7 @@ assert_eq "prefetch_disable" 0 "$pd0"
 assert_eq "zfetch_max_distance" 8388608 "$(cat $P/zfetch_max_distance)"
 
 st() { arcstats_row "$proc" "$1"; }
-expect() {
-	local kv
-	for kv in "$@"; do
-		assert_eq "${kv%%=*}" "${kv#*=}" "$(st "${kv%%=*}")"
-	done
-}
+expect() { expect_rows "$proc" "$@"; }
 show() {
 	local r out=""
 	for r in mru_blocks mfu_blocks l2_feeds l2_write_bytes l2_size l2_prefetch_asize \

@@ -25,37 +25,8 @@
 load_module
 mk_brd 2 64
 O=/dev/ram0 C=/dev/ram1
-if [[ $(cat /sys/block/ram0/queue/discard_max_bytes) == 0 ]]; then
-	echo "brd has no discard on $(uname -r): origin is null_blk memory_backed=1 discard=1"
-	modprobe null_blk nr_devices=0
-	add_cleanup rmmod null_blk
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-	nb=/sys/kernel/config/nullb/l2disc54
-	mkdir "$nb"
-	add_cleanup rmdir "$nb"
-	echo 64 >"$nb/size"
-	echo 1 >"$nb/memory_backed"
-	echo 1 >"$nb/discard"
-	echo 4096 >"$nb/blocksize"
-	echo 1 >"$nb/power"
-	add_cleanup eval "echo 0 >$nb/power"
-	# the disk is named after the configfs directory since 5.19-ish,
-	# nullb<index> before
-	name=''
-	for i in $(seq 50); do
-		for n in l2disc54 nullb$(cat "$nb/index"); do
-			[[ -e /sys/block/$n/dev ]] && name=$n
-		done
-		[[ -n $name ]] && break
-		sleep 0.1
-	done
-	[[ -n $name ]] || die "the null_blk disk did not appear in /sys/block ($(ls /sys/block | tr '\n' ' '))"
-	O=/dev/$name
-	if [[ ! -b $O ]]; then	# no devtmpfs node (no udev): make one
-		mknod $O b $(tr : ' ' </sys/block/$name/dev) || die "mknod $O failed"
-		add_cleanup rm -f $O
-	fi
-fi
+mk_discard_origin l2disc54 64 4096
+O=$DISCARD_ORIGIN
 echo "origin $O: discard_max_bytes $(cat /sys/block/${O#/dev/}/queue/discard_max_bytes)"
 # count the origin's reads on a dm-linear over it: brd keeps no I/O
 # statistics on 6.12

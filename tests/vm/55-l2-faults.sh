@@ -42,12 +42,7 @@ osect() { awk '{ print $3 }' "$ostat"; }
 setproc() { proc=/proc/dm-l2arc/dm-$(dmsetup info -c --noheadings -o minor l2f | tr -d ' ')/arcstats; }
 setproc
 st() { arcstats_row "$proc" "$1"; }
-expect() {
-	local kv
-	for kv in "$@"; do
-		assert_eq "${kv%%=*}" "${kv#*=}" "$(st "${kv%%=*}")"
-	done
-}
+expect() { expect_rows "$proc" "$@"; }
 show() {
 	local r out=""
 	for r in l2_size l2_hits l2_misses l2_feeds l2_write_bytes l2_cksum_bad l2_io_error \

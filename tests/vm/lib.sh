@@ -18,6 +18,11 @@
 #   mk_brd COUNT SIZE_MiB       fresh brd RAM disks /dev/ram0..COUNT-1
 #   sectors DEV                 size of DEV in 512-byte sectors
 #   arcstats_row FILE ROW       one row's value from an arcstats file
+#   expect_rows FILE ROW=VAL... assert rows of an arcstats file
+#   mk_discard_origin NAME MiB BS
+#                               a 64 MiB-ish origin that supports discard:
+#                               /dev/ram0 when brd does, else a memory-backed
+#                               null_blk; sets DISCARD_ORIGIN
 #
 # Environment (set by tests/vm/runner-guest): L2ARC_KVER, L2ARC_TOP,
 # L2ARC_KO, L2ARC_OUT, L2ARC_TEST (test name), L2ARC_TEST_OUT (a directory
@@ -56,6 +61,56 @@ arcstats_row() {
 	v=$(awk -v n="$2" 'NR > 2 && $1 == n { print $3 }' "$1")
 	[[ -n $v ]] || die "no row $2 in $1"
 	echo "$v"
+}
+
+# expect_rows FILE ROW=VAL...: each ROW of the arcstats FILE equals VAL
+expect_rows() {
+	local file=$1 kv
+	shift
+	for kv in "$@"; do
+		assert_eq "${kv%%=*}" "${kv#*=}" "$(arcstats_row "$file" "${kv%%=*}")"
+	done
+}
+
+# mk_discard_origin NAME MiB BLOCKSIZE: an origin that reads zeroes after
+# a discard, in DISCARD_ORIGIN: /dev/ram0 (made by mk_brd before) when
+# this kernel's brd supports discard (6.12), else a memory-backed null_blk
+# with discard=1 configured as NAME (6.1), MiB large, with BLOCKSIZE-byte
+# sectors.
+mk_discard_origin() {
+	local name=$1 mib=$2 bs=$3 nb dev i n
+	DISCARD_ORIGIN=/dev/ram0
+	[[ $(cat /sys/block/ram0/queue/discard_max_bytes) == 0 ]] || return 0
+	echo "brd has no discard on $(uname -r): origin is null_blk memory_backed=1 discard=1"
+	modprobe null_blk nr_devices=0
+	add_cleanup rmmod null_blk
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	nb=/sys/kernel/config/nullb/$name
+	mkdir "$nb"
+	add_cleanup rmdir "$nb"
+	echo "$mib" >"$nb/size"
+	echo 1 >"$nb/memory_backed"
+	echo 1 >"$nb/discard"
+	echo "$bs" >"$nb/blocksize"
+	echo 1 >"$nb/power"
+	add_cleanup eval "echo 0 >$nb/power"
+	# the disk is named after the configfs directory since 5.19-ish,
+	# nullb<index> before
+	dev=''
+	for i in $(seq 50); do
+		for n in "$name" "nullb$(cat "$nb/index")"; do
+			[[ -e /sys/block/$n/dev ]] && dev=$n
+		done
+		[[ -n $dev ]] && break
+		sleep 0.1
+	done
+	[[ -n $dev ]] || die "the null_blk disk did not appear in /sys/block ($(ls /sys/block | tr '\n' ' '))"
+	DISCARD_ORIGIN=/dev/$dev
+	if [[ ! -b $DISCARD_ORIGIN ]]; then	# no devtmpfs node (no udev): make one
+		mknod "$DISCARD_ORIGIN" b $(tr : ' ' <"/sys/block/$dev/dev") ||
+			die "mknod $DISCARD_ORIGIN failed"
+		add_cleanup rm -f "$DISCARD_ORIGIN"
+	fi
 }
 
 # ------------------------------------------------------------------ cleanup
