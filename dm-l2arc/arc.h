@@ -123,14 +123,13 @@ enum arc_list_id {
  * @node: link in the directory's rhashtable, keyed by @oblock.
  * @list: link in the list of @state (LRU at the head, MRU at the tail).
  * @oblock: origin block number (the key).
- * @data: the block's data while resident (T1/T2), NULL when the directory
- *	hands it back.  Opaque to the directory, which never dereferences it;
- *	set by the target with arc_hdr_set_data() and handed back through
- *	&arc_ops.evict_data.
- * @l2_cksum: while NOT resident and %ARC_F_L2 is set: crc32c of the
- *	block's copy on the cache device.  Shares its place with @data; the
- *	directory never reads it (the target stores it from its evict_data
- *	callback, after the directory has cleared @data).
+ * @data: the block's data while resident (T1/T2) once the target has hung
+ *	it there with arc_hdr_set_data(); NULL in every other state and on a
+ *	header that has just become resident (from a ghost list, the L2-only
+ *	state or new), until the target sets it.  Opaque to the directory,
+ *	which never dereferences it and hands it back through
+ *	&arc_ops.evict_data.  Nothing else shares its place: a non-NULL
+ *	@data is always the target's data.
  * @l2_slot: the block's slot on the cache device, in blocks; valid while
  *	%ARC_F_L2 is set (and while the target writes it there).
  * @state: an &enum arc_state.
@@ -143,10 +142,7 @@ struct arc_hdr {
 	struct rhash_head node;
 	struct list_head list;
 	oblock_t oblock;
-	union {
-		void *data;
-		u32 l2_cksum;
-	};
+	void *data;
 	u32 l2_slot;
 	u8 state;
 	u8 flags;
@@ -158,10 +154,11 @@ struct arc;
 /**
  * struct arc_ops - callbacks from the directory to the target.
  * @evict_data: @hdr leaves T1/T2 (REPLACE, a shrink, an invalidation or
- *	arc_exit()); the target drops its reference to @data, which is non-NULL.
- *	@hdr->data is already NULL, so the callback may store @hdr->l2_cksum.
- *	Called with @arc->lock held: must not sleep, must not call back into
- *	the directory.
+ *	arc_exit()) with data; the target drops its reference to @data, which
+ *	is non-NULL.  @hdr->data is already NULL and must stay NULL.  Not
+ *	called for a resident header that has no data yet.  Called with
+ *	@arc->lock held: must not sleep, must not call back into the
+ *	directory.
  * @l2_drop: optional; %ARC_F_L2 was just cleared on @hdr by
  *	arc_invalidate() or arc_hdr_clear_l2(), which may free @hdr right
  *	after: the target forgets its references to @hdr's cache device copy.

@@ -799,6 +799,77 @@ static void arc_test_l2only(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 4);
 }
 
+/*
+ * A header that comes back to T1/T2 (from the L2-only state, from a ghost
+ * list, or new) has no data until the target hangs some on it, and leaving
+ * T1/T2 before that hands nothing back: @data is never anything but the
+ * target's data (it once shared its place with the L2 copy's checksum).
+ */
+static void arc_test_data_unambiguous(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 1);
+	struct arc_hdr *h1, *h4, *h = NULL;
+	u64 evictions;
+	int r;
+
+	/* 1 on L2, then deleted from T1 by case IV: L2-only, no data */
+	arc_test_access_hdr(test, 1, 0, &h1);
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_set_l2(&ctx->arc, h1);
+	spin_unlock_bh(&ctx->arc.lock);
+	arc_test_access(test, 2);
+	KUNIT_ASSERT_EQ(test, h1->state, ARC_L2ONLY);
+	KUNIT_EXPECT_NULL(test, h1->data);
+
+	/*
+	 * Back to T1 without data (2, with data, makes room), then deleted
+	 * again by case IV for 4 before any data is hung on it: nothing is
+	 * handed back for it.
+	 */
+	if (!ctx->spare)
+		ctx->spare = arc_hdr_alloc(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->spare);
+	evictions = ctx->evictions;
+	spin_lock_bh(&ctx->arc.lock);
+	r = arc_access(&ctx->arc, to_oblock(1), 0, &ctx->spare, &h);
+	KUNIT_EXPECT_EQ(test, r, ARC_MISS);
+	KUNIT_EXPECT_PTR_EQ(test, h, h1);
+	KUNIT_EXPECT_EQ(test, h1->state, ARC_MRU);
+	KUNIT_EXPECT_NULL(test, h1->data);
+	r = arc_access(&ctx->arc, to_oblock(4), 0, &ctx->spare, &h4);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, r, ARC_MISS);
+	KUNIT_EXPECT_EQ(test, ctx->evictions, evictions + 1);
+	KUNIT_EXPECT_EQ(test, h1->state, ARC_L2ONLY);
+	KUNIT_EXPECT_NULL(test, h1->data);
+	KUNIT_EXPECT_NULL(test, h4->data);
+
+	/*
+	 * 4 (no data) goes to B1, gets an L2 copy, and a ghost hit brings it
+	 * to T2 without data; REPLACE hands back 3's data only; an
+	 * invalidation before data is hung hands nothing back.
+	 */
+	arc_test_set_c(test, 2);
+	arc_test_access(test, 3);
+	arc_test_access(test, 3);		/* T1=[4] T2=[3] */
+	arc_test_access(test, 5);		/* REPLACE: 4 to B1 */
+	KUNIT_ASSERT_EQ(test, h4->state, ARC_MRU_GHOST);
+	KUNIT_EXPECT_NULL(test, h4->data);
+	evictions = ctx->evictions;
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_set_l2(&ctx->arc, h4);
+	r = arc_access(&ctx->arc, to_oblock(4), 0, &ctx->spare, &h);
+	KUNIT_EXPECT_EQ(test, r, ARC_GHOST_MRU);
+	KUNIT_EXPECT_PTR_EQ(test, h, h4);
+	KUNIT_EXPECT_EQ(test, h4->state, ARC_MFU);
+	KUNIT_EXPECT_NULL(test, h4->data);
+	KUNIT_EXPECT_EQ(test, ctx->evictions, evictions + 1);
+	arc_invalidate(&ctx->arc, h4);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, ctx->evictions, evictions + 1);
+	KUNIT_EXPECT_EQ(test, ctx->bad_data, 0);
+}
+
 /* ---------------------------------------------------------------- */
 /* Invariants under random load                                     */
 /* ---------------------------------------------------------------- */
@@ -954,6 +1025,7 @@ static struct kunit_case arc_test_cases[] = {
 	KUNIT_CASE(arc_test_invalidate),
 	KUNIT_CASE(arc_test_pins),
 	KUNIT_CASE(arc_test_l2only),
+	KUNIT_CASE(arc_test_data_unambiguous),
 	KUNIT_CASE(arc_test_random),
 	{}
 };

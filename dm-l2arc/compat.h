@@ -12,7 +12,18 @@
 #ifndef DM_L2ARC_COMPAT_H
 #define DM_L2ARC_COMPAT_H
 
+#include <linux/blkdev.h>
 #include <linux/shrinker.h>
+
+/*
+ * Opening a device for writing: 6.5 and later pass a blk_mode_t with
+ * BLK_OPEN_WRITE to dm_get_device(), 6.1 an fmode_t with FMODE_WRITE.
+ */
+#ifdef BLK_OPEN_WRITE
+#define L2ARC_OPEN_WRITE	BLK_OPEN_WRITE
+#else
+#define L2ARC_OPEN_WRITE	FMODE_WRITE
+#endif
 
 #ifdef SHRINKER_ALLOCATED	/* 6.7 and later */
 

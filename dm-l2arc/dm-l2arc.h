@@ -20,6 +20,8 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
+#include <linux/rbtree.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -34,6 +36,9 @@
 
 /* The ARC holds at least this many blocks (arc_max, arc_min). */
 #define L2ARC_ARC_MIN_BLOCKS		16
+
+/* RAM per cache device slot: its header pointer and its copy's crc32c. */
+#define L2ARC_SLOT_BYTES	(sizeof(struct arc_hdr *) + sizeof(u32))
 
 /* A cache device must hold at least this many blocks. */
 #define L2ARC_CACHE_MIN_BLOCKS		16
@@ -51,8 +56,22 @@
 /* Streams the prefetcher follows at once, per device. */
 #define L2ARC_ZFETCH_STREAMS		8
 
-/* Buckets of in-flight write tracking (a power of two). */
-#define L2ARC_WBUCKETS			1024
+/*
+ * Bulk work under arc.lock (range invalidation, the feed's scan, slot
+ * eviction and validation, the shrinker, the degraded drop) lets others in
+ * after this many entries: drops the lock and reschedules.
+ */
+#define L2ARC_LOCK_BATCH		4096
+
+/*
+ * A list walk that lost its place across a lock drop (its next header
+ * moved) starts the list again; after this many restarts it keeps the
+ * lock to the end of the list.
+ */
+#define L2ARC_SCAN_RESTARTS		16
+
+/* The feed scans two lists, T2 then T1. */
+#define L2ARC_FEED_LISTS		2
 
 /* No ARC may be larger than the machine's memory, in bytes. */
 #define L2ARC_ARC_MAX_BYTES		((u64)totalram_pages() << PAGE_SHIFT)
@@ -179,6 +198,9 @@ enum l2arc_stat {
 	L2ARC_STAT_EVICT_L2_CACHED,	/* bytes evicted from ARC, on L2 */
 	L2ARC_STAT_EVICT_L2_ELIGIBLE,	/* bytes evicted, could have gone */
 	L2ARC_STAT_EVICT_L2_INELIGIBLE,	/* bytes evicted, could not */
+	L2ARC_STAT_READS_AROUND_WRITES,	/* read around, write in flight */
+	L2ARC_STAT_L2_WRITE_INVALIDATES,/* L2 copies dropped by writes */
+	L2ARC_STAT_LOCK_HOLD_MAX_NS,	/* longest bulk hold of arc.lock */
 	L2ARC_STAT_NR,
 };
 
@@ -196,18 +218,19 @@ enum l2arc_class {
 };
 
 /**
- * struct l2arc_wbucket - writes in flight to the blocks of one bucket
- * @inflight: writes (and discards, write-zeroes) issued, not completed
- * @gen: bumped when such a write is issued and when it completes
+ * struct l2arc_wrange - a write (or discard, write-zeroes) in flight
+ * @rb: node in &l2arc_c.wr_tree, an interval tree keyed by block
+ * @start: first block it writes
+ * @last: last block it writes (inclusive)
+ * @subtree_last: the interval tree's bookkeeping
  *
- * A fill installs its data only if no write of its bucket is in flight
- * and @gen is what it was when the fill was issued: so no read that
- * overlapped a write leaves data older than the write in the ARC.  Atomic,
- * because write completions may run in hard interrupt context.
+ * Lives in the bio's per-bio data (struct l2arc_io): no allocation.
  */
-struct l2arc_wbucket {
-	atomic_t inflight;
-	atomic_t gen;
+struct l2arc_wrange {
+	struct rb_node rb;
+	u64 start;
+	u64 last;
+	u64 subtree_last;
 };
 
 /**
@@ -237,18 +260,26 @@ struct l2arc_stream {
  * @c_max: this device's arc_max, in blocks
  * @c_min: this device's arc_min, in blocks, 16..@c_max
  * @arc: the ARC directory; @arc.lock also protects @stats, @streams,
- *       @last_shrink
+ *       @last_shrink and the l2_* fields
  * @stats: counters, see &enum l2arc_stat; under @arc.lock
  * @streams: sequential streams followed by the prefetcher
  * @last_shrink: jiffies of the shrinker's last scan
- * @wb: write tracking buckets (lock-free)
+ * @wr_lock: protects @wr_tree; taken with interrupts off (write
+ *           completions may run in hard interrupt context), nests inside
+ *           @arc.lock
+ * @wr_tree: the writes in flight (struct l2arc_wrange), by block range
+ * @wr_count: number of them; changed with @wr_lock held, raised only with
+ *            @arc.lock held too, so that a reader holding @arc.lock that
+ *            sees 0 knows no write of its block has been issued
  * @arc_ready: @arc is initialised (for the dtr of a half-built target)
  * @fills_inflight: fills issued and not yet done (read-aheads included)
  * @fills_wait: woken when @fills_inflight drops to 0
  * @wq: runs fill completions (they need @arc.lock, which is BH-safe only)
  * @shrinker: gives ARC memory back under pressure
  * @proc: this device's /proc/dm-l2arc/<name> directory, while resumed
- * @name: kernel name of the mapped device, "dm-<minor>"
+ * @name: "dm-<minor>" for a target at sector 0 of its mapped device,
+ *        "dm-<minor>+<start sector>" for one further in (a concatenation);
+ *        names the /proc entry, the shrinker and the workqueues
  * @crtime: creation time, ns (ktime_get_ns), for arcstats
  * @stats_node: link in the list of all devices (stats.c)
  * @stats_kid: kstat id in the arcstats header, given at registration
@@ -261,15 +292,29 @@ struct l2arc_stream {
  * @l2_blocks: blocks with a valid copy on the cache device
  * @l2_class_blocks: the same, by &enum l2arc_class
  * @l2_rmap: slot -> header whose copy (or feed write) is there, or NULL
+ * @l2_cksum: slot -> crc32c of the copy there (valid while its header has
+ *            %ARC_F_L2 and that header's l2_slot is the slot)
+ * @l2_reads: fills reading the cache device (struct l2arc_fill.l2_node)
+ * @l2_read_wait: the feed waits here for reads of the slots it is about
+ *                to overwrite; woken when a fill leaves @l2_reads
+ * @l2_region_start: first slot of the region the feed is about to
+ *                   overwrite (no new read may start there)
+ * @l2_region_end: end of that region; equal to @l2_region_start when none
  * @l2_errors: cache device errors (checksums, I/O)
  * @l2_failed: the cache device was dropped after too many errors
+ * @l2_dropped: the feed has forgotten every L2 copy since @l2_failed
  * @l2only_reported: L2-only header bytes added to the global count
+ * @l2_bs: bio_set of the feed's writes
+ * @l2_bs_ready: @l2_bs is initialised
+ * @feed_cursor: where the feed's scan of T2 and T1 goes on at the next
+ *               feed: a pinned header, or NULL for the LRU end; under
+ *               @arc.lock, changed by feeds (feed_mutex)
  * @feed_work: the feed
  * @feed_wq: its workqueue
  * @feed_mutex: serialises feeds (timer, message); outside @arc.lock
- * @feed_active: the feed runs (between resume and presuspend)
+ * @feed_active: the feed runs (between resume and postsuspend)
  *
- * The l2_* fields are under @arc.lock (@l2_failed is also read without).
+ * @l2_failed is also read without @arc.lock.
  */
 struct l2arc_c {
 	struct dm_target *ti;
@@ -286,14 +331,16 @@ struct l2arc_c {
 	u64 stats[L2ARC_STAT_NR];
 	struct l2arc_stream streams[L2ARC_ZFETCH_STREAMS];
 	unsigned long last_shrink;
-	struct l2arc_wbucket wb[L2ARC_WBUCKETS];
+	spinlock_t wr_lock;	/* protects wr_tree, see above */
+	struct rb_root_cached wr_tree;
+	atomic_t wr_count;
 	bool arc_ready;
 	atomic_t fills_inflight;
 	wait_queue_head_t fills_wait;
 	struct workqueue_struct *wq;
 	struct l2arc_shrinker shrinker;
 	struct proc_dir_entry *proc;
-	char name[16];
+	char name[48];
 	u64 crtime;
 	struct list_head stats_node;
 	int stats_kid;
@@ -305,9 +352,18 @@ struct l2arc_c {
 	u64 l2_blocks;
 	u64 l2_class_blocks[L2ARC_NR_CLASSES];
 	struct arc_hdr **l2_rmap;
+	u32 *l2_cksum;
+	struct list_head l2_reads;
+	wait_queue_head_t l2_read_wait;
+	u64 l2_region_start;
+	u64 l2_region_end;
 	u64 l2_errors;
 	bool l2_failed;
+	bool l2_dropped;
 	u64 l2only_reported;
+	struct bio_set l2_bs;
+	bool l2_bs_ready;
+	struct arc_hdr *feed_cursor[L2ARC_FEED_LISTS];
 	struct delayed_work feed_work;
 	struct workqueue_struct *feed_wq;
 	struct mutex feed_mutex;	/* serialises feeds */
@@ -323,16 +379,24 @@ struct l2arc_c {
  * @page: the buffer (compound page of order block_order); one reference
  *        is the fill's, the ARC takes its own when the fill installs
  * @waiters: reads waiting for the data; under arc.lock until completion
+ * @l2_node: link in &l2arc_c.l2_reads while the cache device is read
  * @oblock: the block
- * @wgen: generation of the block's write bucket when the fill was issued
  * @status: the read's result
  * @from_l2: reading the cache device's copy (at @l2_slot)
- * @l2_clash: the write hand evicted that copy while it was read
+ * @detached: a write to the block took the fill off its header: it
+ *            installs nothing, and only the reads that were waiting
+ *            before the write get its data
  * @l2_slot: slot of the copy
- * @l2_cksum: crc32c the copy must have (valid when the header has
- *            %ARC_F_L2)
+ * @l2_cksum: crc32c the copy must have
  * @bio: the read
  * @bvec: its single (multi-page) segment
+ *
+ * A fill is attached to its header only while no write to the block is
+ * in flight (l2arc_map_read() checks, under arc.lock), and a write that
+ * starts later detaches it (l2arc_invalidate_hdr()): so a fill that is
+ * still attached when it completes saw no write, and every read that
+ * joins it was issued before any write that could make its data stale
+ * had completed.
  */
 struct l2arc_fill {
 	struct work_struct work;
@@ -340,15 +404,25 @@ struct l2arc_fill {
 	struct arc_hdr *hdr;
 	struct page *page;
 	struct bio_list waiters;
+	struct list_head l2_node;
 	u64 oblock;
-	int wgen;
 	blk_status_t status;
 	bool from_l2;
-	bool l2_clash;
+	bool detached;
 	u32 l2_slot;
 	u32 l2_cksum;
 	struct bio bio;
 	struct bio_vec bvec;
+};
+
+/**
+ * struct l2arc_hold - one bulk hold of arc.lock (l2arc_bulk_lock())
+ * @t0: ktime_get_ns() when the lock was taken
+ * @n: entries handled since then
+ */
+struct l2arc_hold {
+	u64 t0;
+	unsigned int n;
 };
 
 /* params.c */
@@ -358,8 +432,19 @@ const char *l2arc_param_name(enum l2arc_param_id id);
 int l2arc_dev_param_lookup(const char *name);
 u64 l2arc_dev_param(const struct l2arc_tunables *own, enum l2arc_param_id id);
 
+/* target.c */
+void l2arc_bulk_lock(struct l2arc_c *lc, struct l2arc_hold *h);
+void l2arc_bulk_unlock(struct l2arc_c *lc, struct l2arc_hold *h);
+bool l2arc_bulk_due(struct l2arc_hold *h);
+void l2arc_bulk_relax(struct l2arc_c *lc, struct l2arc_hold *h);
+bool l2arc_bulk_yield(struct l2arc_c *lc, struct l2arc_hold *h);
+struct arc_hdr *l2arc_walk_resume(struct arc *arc, struct arc_hdr *next,
+				  u8 state);
+
 /* l2.c */
 u32 l2arc_cksum(struct l2arc_c *lc, struct page *page);
+bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot);
+void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_fill *f);
 void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr);
 void l2arc_l2_error(struct l2arc_c *lc);
 u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget);

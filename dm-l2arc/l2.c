@@ -33,10 +33,8 @@
  *
  * Where an L2 copy's facts live (struct arc_hdr stays 48 bytes):
  *  - the slot: hdr->l2_slot; the slot's header: l2_rmap[slot];
- *  - the crc32c of the copy: while the block is resident, in the private
- *    field of its ARC page (set_page_private); otherwise in hdr->l2_cksum,
- *    which shares its place with hdr->data (l2arc_evict_data() moves it);
- *    while a fill reads the block, in the fill.
+ *  - the crc32c of the copy: l2_cksum[slot], 4 bytes a slot, allocated
+ *    with the slot map at table load (a fill copies it when it starts).
  *
  * Never stale: a write (or discard) to a block drops its L2 copy through
  * arc_invalidate() (which calls l2arc_l2_drop()) before the write is
@@ -44,7 +42,26 @@
  * the block is not validated when it completes.  A read of an L2 copy
  * checks its crc32c; a mismatch or an I/O error drops the copy and the
  * read goes to the origin.  After l2arc_max_errors such errors the device
- * stops using its cache device ("degraded" in status) until a reload.
+ * stops using its cache device ("degraded" in status) until a reload, and
+ * the next feed forgets every L2 copy, once.
+ *
+ * The hand never overwrites a slot under a reader.  Every fill that reads
+ * the cache device is on l2_reads until its read is done.  A feed first
+ * picks and pins its batch, then publishes the region of slots it is about
+ * to overwrite (l2_region_start..l2_region_end): from then on no read
+ * starts there (a fill that would goes to the origin, counted in
+ * l2_evict_reading), and the feed waits for the reads already in flight
+ * there (counted too) before it evicts the region's copies and writes.
+ * So a checksum mismatch is always the cache device's fault, and a copy
+ * whose header was dropped while it was read (by a write, the shrinker,
+ * a degrade) still holds what it held.
+ *
+ * Bulk work under arc.lock -- the feed's scan of the lists, evicting a
+ * region, validating a batch, forgetting every copy of a degraded device
+ * -- lets others in every L2ARC_LOCK_BATCH entries (l2arc_bulk_yield());
+ * a scan keeps its place across the gap with a pinned header
+ * (l2arc_walk_resume()), the other loops work on pinned or indexed
+ * entries.  The longest hold is the lock_hold_max_us row.
  *
  * Locking: everything here is under arc.lock, except feed_mutex, which
  * serialises feeds (timer and message) and is taken outside arc.lock.
@@ -151,6 +168,46 @@ void l2arc_l2_error(struct l2arc_c *lc)
 	      lc->name, lc->l2_errors);
 }
 
+/**
+ * l2arc_l2_readable() - may a fill read the copy in @slot now?
+ * @lc: the device
+ * @slot: the copy's slot
+ *
+ * No, when the device is degraded or the slot lies in the region that the
+ * feed is about to overwrite (counted in l2_evict_reading: the read goes
+ * to the origin).  A fill that may read it must be put on @lc->l2_reads
+ * before arc.lock is dropped.
+ *
+ * Context: arc.lock held.
+ * Return: true if the fill may read the cache device.
+ */
+bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot)
+{
+	if (READ_ONCE(lc->l2_failed))
+		return false;
+	if (slot >= lc->l2_region_start && slot < lc->l2_region_end) {
+		lc->stats[L2ARC_STAT_L2_EVICT_READING]++;
+		return false;
+	}
+	return true;
+}
+
+/**
+ * l2arc_l2_read_done() - a fill's read of the cache device is over
+ * @lc: the device
+ * @f: the fill, on @lc->l2_reads
+ *
+ * Takes it off the list and wakes a feed waiting for its slot.
+ *
+ * Context: arc.lock held.
+ */
+void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_fill *f)
+{
+	list_del_init(&f->l2_node);
+	if (wq_has_sleeper(&lc->l2_read_wait))
+		wake_up(&lc->l2_read_wait);
+}
+
 /* Evict the L2 copy in @slot ahead of the write hand; arc.lock held. */
 static void l2arc_evict_slot(struct l2arc_c *lc, u64 slot)
 {
@@ -158,14 +215,6 @@ static void l2arc_evict_slot(struct l2arc_c *lc, u64 slot)
 
 	if (!hdr)
 		return;
-	if (hdr->flags & ARC_F_IO_IN_PROGRESS) {
-		struct l2arc_fill *f = hdr->data;
-
-		if (f && f->from_l2 && f->l2_slot == slot) {
-			f->l2_clash = true;
-			lc->stats[L2ARC_STAT_L2_EVICT_READING]++;
-		}
-	}
 	if (hdr->state == ARC_MRU || hdr->state == ARC_MFU)
 		lc->stats[L2ARC_STAT_L2_EVICT_L1CACHED]++;
 	lc->stats[L2ARC_STAT_L2_EVICT_AHEAD]++;
@@ -180,6 +229,8 @@ static void l2arc_evict_slot(struct l2arc_c *lc, u64 slot)
 static bool l2arc_eligible(struct arc_hdr *hdr, bool noprefetch)
 {
 	if (hdr->flags & (ARC_F_IO_IN_PROGRESS | ARC_F_L2 | L2ARC_F_L2_WRITING))
+		return false;
+	if (!hdr->data)
 		return false;
 	return !(noprefetch && (hdr->flags & ARC_F_PREFETCH));
 }
@@ -197,62 +248,201 @@ static bool l2arc_meta_over(struct l2arc_c *lc)
 	return atomic64_read(&l2arc_l2only_bytes) > limit;
 }
 
+/* Take @hdr into the batch: pinned, its page referenced, marked; locked. */
+static void l2arc_take(struct l2arc_c *lc, struct l2arc_wentry *w,
+		       struct arc_hdr *hdr)
+{
+	w->hdr = hdr;
+	w->page = hdr->data;
+	get_page(w->page);
+	arc_hdr_pin(&lc->arc, hdr);
+	hdr->flags &= ~(L2ARC_F_CLASS_PREFETCH | L2ARC_F_CLASS_MFU);
+	if (hdr->flags & ARC_F_PREFETCH)
+		hdr->flags |= L2ARC_F_CLASS_PREFETCH;
+	else if (hdr->state == ARC_MFU)
+		hdr->flags |= L2ARC_F_CLASS_MFU;
+	hdr->flags |= L2ARC_F_L2_WRITING;
+}
+
+/* The lists the feed scans, in order, with their cursors' indexes. */
+static const struct {
+	enum arc_list_id id;
+	u8 state;
+} l2arc_feed_lists[L2ARC_FEED_LISTS] = {
+	{ ARC_T2, ARC_MFU }, { ARC_T1, ARC_MRU },
+};
+
 /*
- * Pick up to @n eligible blocks, scanning T2 then T1 from their LRU ends
- * at most @depth headers deep each; arc.lock held.
+ * Where the scan of list @i starts: its cursor when it is still on the
+ * list, else the LRU end; arc.lock held.
+ */
+static struct arc_hdr *l2arc_scan_start(struct l2arc_c *lc, unsigned int i)
+{
+	struct list_head *head = &lc->arc.lists[l2arc_feed_lists[i].id];
+	struct arc_hdr *hdr = lc->feed_cursor[i];
+
+	lc->feed_cursor[i] = NULL;
+	if (hdr)
+		hdr = l2arc_walk_resume(&lc->arc, hdr, l2arc_feed_lists[i].state);
+	return hdr ?: list_first_entry_or_null(head, struct arc_hdr, list);
+}
+
+/*
+ * Pick up to @n eligible blocks, scanning T2 then T1 at most @depth
+ * headers each (U64_MAX: whole lists, from the LRU ends), and take them
+ * (l2arc_take()).  A scan with a depth starts where the previous feed's
+ * stopped (a pinned cursor per list) and goes on from the LRU end when it
+ * reaches the MRU end, so that a steady ARC whose LRU ends are already on
+ * the cache device is still fed in full.  Takes arc.lock itself, letting
+ * others in every L2ARC_LOCK_BATCH headers.
  */
 static unsigned int l2arc_collect(struct l2arc_c *lc, struct l2arc_wentry *w,
 				  unsigned int n, u64 depth, bool noprefetch)
 {
-	static const enum arc_list_id order[] = { ARC_T2, ARC_T1 };
+	struct list_head *head;
 	struct arc_hdr *hdr;
-	unsigned int i, got = 0;
+	struct l2arc_hold h;
+	unsigned int i, got = 0, restarts;
+	bool wrapped;
 	u64 scanned;
 
-	for (i = 0; i < ARRAY_SIZE(order); i++) {
+	l2arc_bulk_lock(lc, &h);
+	for (i = 0; i < L2ARC_FEED_LISTS; i++) {
+		head = &lc->arc.lists[l2arc_feed_lists[i].id];
 		scanned = 0;
-		list_for_each_entry(hdr, &lc->arc.lists[order[i]], list) {
-			if (got == n || scanned++ >= depth)
-				break;
+		restarts = 0;
+		hdr = l2arc_scan_start(lc, i);
+		/* from the LRU end already: no wrap needed */
+		wrapped = hdr == list_first_entry_or_null(head, struct arc_hdr,
+							  list);
+		while (hdr && got < n && scanned < depth) {
+			scanned++;
 			if (l2arc_eligible(hdr, noprefetch))
-				w[got++].hdr = hdr;
+				l2arc_take(lc, &w[got++], hdr);
+			hdr = list_is_last(&hdr->list, head) ? NULL :
+			      list_next_entry(hdr, list);
+			if (!hdr && !wrapped) {	/* the MRU end: go round */
+				wrapped = true;
+				hdr = list_first_entry_or_null(head,
+							       struct arc_hdr,
+							       list);
+			}
+			if (!hdr || restarts >= L2ARC_SCAN_RESTARTS ||
+			    !l2arc_bulk_due(&h))
+				continue;
+			arc_hdr_pin(&lc->arc, hdr);
+			l2arc_bulk_relax(lc, &h);
+			hdr = l2arc_walk_resume(&lc->arc, hdr,
+						l2arc_feed_lists[i].state);
+			if (!hdr) {	/* it moved: from the LRU end again */
+				restarts++;
+				hdr = list_first_entry_or_null(head,
+							       struct arc_hdr,
+							       list);
+			}
+		}
+		/* the next feed goes on from here */
+		if (hdr && depth != U64_MAX) {
+			arc_hdr_pin(&lc->arc, hdr);
+			lc->feed_cursor[i] = hdr;
 		}
 	}
+	l2arc_bulk_unlock(lc, &h);
 	return got;
 }
 
-/* Give the batch its slots at the write hand and pin it; arc.lock held. */
-static void l2arc_assign(struct l2arc_c *lc, struct l2arc_wentry *w,
-			 unsigned int n)
+/* Forget the scan cursors (feed stopped, or the device going away). */
+static void l2arc_scan_reset(struct l2arc_c *lc)
 {
-	u64 start, s;
 	unsigned int i;
 
+	/* set by feeds only, so none on a target that never resumed */
+	for (i = 0; i < L2ARC_FEED_LISTS; i++) {
+		if (!lc->feed_cursor[i])
+			continue;
+		spin_lock_bh(&lc->arc.lock);
+		arc_hdr_unpin(&lc->arc, lc->feed_cursor[i]);
+		lc->feed_cursor[i] = NULL;
+		spin_unlock_bh(&lc->arc.lock);
+	}
+}
+
+/* Is a read of a slot in the feed's region in flight?  arc.lock held. */
+static unsigned int l2arc_region_reads(struct l2arc_c *lc)
+{
+	struct l2arc_fill *f;
+	unsigned int n = 0;
+
+	list_for_each_entry(f, &lc->l2_reads, l2_node)
+		if (f->l2_slot >= lc->l2_region_start &&
+		    f->l2_slot < lc->l2_region_end)
+			n++;
+	return n;
+}
+
+static bool l2arc_region_idle(struct l2arc_c *lc)
+{
+	bool idle;
+
+	spin_lock_bh(&lc->arc.lock);
+	idle = !l2arc_region_reads(lc);
+	spin_unlock_bh(&lc->arc.lock);
+	return idle;
+}
+
+/*
+ * Choose the region for @n blocks at the write hand (a batch never wraps:
+ * when it does not fit before the end of the ring the hand goes back to
+ * slot 0), publish it so that no new read starts there, and wait for the
+ * reads already in flight there.  Returns its first slot.
+ */
+static u64 l2arc_region_claim(struct l2arc_c *lc, unsigned int n)
+{
+	u64 start;
+	unsigned int busy;
+
+	spin_lock_bh(&lc->arc.lock);
 	if (lc->l2_hand + n > lc->l2_nr_slots) {
 		lc->l2_hand = 0;
 		lc->l2_laps++;
 	}
 	start = lc->l2_hand;
-	for (s = start; s < start + n; s++)
-		l2arc_evict_slot(lc, s);
+	lc->l2_region_start = start;
+	lc->l2_region_end = start + n;
+	busy = l2arc_region_reads(lc);
+	lc->stats[L2ARC_STAT_L2_EVICT_READING] += busy;
+	spin_unlock_bh(&lc->arc.lock);
 
+	if (busy)
+		wait_event(lc->l2_read_wait, l2arc_region_idle(lc));
+	return start;
+}
+
+/*
+ * Evict the region's copies and give the batch its slots; the region is
+ * then closed again (no header points into it with %ARC_F_L2 any more).
+ */
+static void l2arc_assign(struct l2arc_c *lc, struct l2arc_wentry *w,
+			 unsigned int n, u64 start)
+{
+	struct l2arc_hold h;
+	unsigned int i;
+
+	l2arc_bulk_lock(lc, &h);
 	for (i = 0; i < n; i++) {
-		struct arc_hdr *hdr = w[i].hdr;
-
+		l2arc_evict_slot(lc, start + i);
+		l2arc_bulk_yield(lc, &h);
+	}
+	for (i = 0; i < n; i++) {
 		w[i].slot = start + i;
-		w[i].page = hdr->data;
-		get_page(w[i].page);
-		arc_hdr_pin(&lc->arc, hdr);
-		hdr->flags &= ~(L2ARC_F_CLASS_PREFETCH | L2ARC_F_CLASS_MFU);
-		if (hdr->flags & ARC_F_PREFETCH)
-			hdr->flags |= L2ARC_F_CLASS_PREFETCH;
-		else if (hdr->state == ARC_MFU)
-			hdr->flags |= L2ARC_F_CLASS_MFU;
-		hdr->flags |= L2ARC_F_L2_WRITING;
-		hdr->l2_slot = w[i].slot;
-		lc->l2_rmap[w[i].slot] = hdr;
+		w[i].hdr->l2_slot = w[i].slot;
+		lc->l2_rmap[w[i].slot] = w[i].hdr;
+		l2arc_bulk_yield(lc, &h);
 	}
 	lc->l2_hand = start + n;
+	lc->l2_region_start = 0;
+	lc->l2_region_end = 0;
+	l2arc_bulk_unlock(lc, &h);
 }
 
 static void l2arc_write_endio(struct bio *bio)
@@ -287,7 +477,8 @@ static unsigned int l2arc_write_batch(struct l2arc_c *lc,
 		struct bio *bio;
 		unsigned int j;
 
-		bio = bio_alloc(lc->cache->bdev, nr, REQ_OP_WRITE, GFP_NOIO);
+		bio = bio_alloc_bioset(lc->cache->bdev, nr, REQ_OP_WRITE,
+				       GFP_NOIO, &lc->l2_bs);
 		bio->bi_iter.bi_sector = (sector_t)w[i].slot << lc->block_shift;
 		for (j = 0; j < nr; j++)
 			__bio_add_page(bio, w[i + j].page, bytes, 0);
@@ -305,12 +496,17 @@ static unsigned int l2arc_write_batch(struct l2arc_c *lc,
 	return sent;
 }
 
-/* The writes are done: validate what is still valid; arc.lock held. */
+/*
+ * The writes are done: validate what is still valid, unpin the batch.
+ * Takes arc.lock itself (in batches).
+ */
 static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 			       unsigned int n, bool ok)
 {
+	struct l2arc_hold h;
 	unsigned int i;
 
+	l2arc_bulk_lock(lc, &h);
 	for (i = 0; i < n; i++) {
 		struct arc_hdr *hdr = w[i].hdr;
 		bool resident = hdr->state == ARC_MRU || hdr->state == ARC_MFU;
@@ -322,10 +518,7 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 
 		hdr->flags &= ~L2ARC_F_L2_WRITING;
 		if (valid) {
-			if (resident)
-				set_page_private(w[i].page, w[i].cksum);
-			else
-				hdr->l2_cksum = w[i].cksum;
+			lc->l2_cksum[w[i].slot] = w[i].cksum;
 			arc_hdr_set_l2(&lc->arc, hdr);
 			lc->l2_blocks++;
 			lc->l2_class_blocks[l2arc_class(hdr)]++;
@@ -333,30 +526,33 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 			lc->l2_rmap[w[i].slot] = NULL;
 		}
 		arc_hdr_unpin(&lc->arc, hdr);
+		l2arc_bulk_yield(lc, &h);
 	}
+	l2arc_bulk_unlock(lc, &h);
+	for (i = 0; i < n; i++)
+		put_page(w[i].page);
 }
 
 /*
  * The cache device was dropped: forget every L2 copy, so that their
- * headers (L2-only ones above all) stop holding memory.  In chunks, so
- * that arc.lock is never held for long.  Called by the feed.
+ * headers (L2-only ones above all) stop holding memory.  Once per
+ * degrade, in batches.  Called by the feed.
  */
 static void l2arc_drop_all(struct l2arc_c *lc)
 {
-	u64 s = 0, end;
+	struct l2arc_hold h;
+	u64 s;
 
-	while (s < lc->l2_nr_slots) {
-		end = min(s + 4096, lc->l2_nr_slots);
-		spin_lock_bh(&lc->arc.lock);
-		for (; s < end; s++) {
-			struct arc_hdr *hdr = lc->l2_rmap[s];
+	l2arc_bulk_lock(lc, &h);
+	for (s = 0; s < lc->l2_nr_slots; s++) {
+		struct arc_hdr *hdr = lc->l2_rmap[s];
 
-			if (hdr && (hdr->flags & ARC_F_L2))
-				arc_hdr_clear_l2(&lc->arc, hdr);
-		}
-		spin_unlock_bh(&lc->arc.lock);
-		cond_resched();
+		if (hdr && (hdr->flags & ARC_F_L2) && hdr->l2_slot == s)
+			arc_hdr_clear_l2(&lc->arc, hdr);
+		l2arc_bulk_yield(lc, &h);
 	}
+	lc->l2_dropped = true;
+	l2arc_bulk_unlock(lc, &h);
 }
 
 /**
@@ -372,19 +568,20 @@ static void l2arc_drop_all(struct l2arc_c *lc)
  */
 u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 {
-	unsigned int bytes = l2arc_block_bytes(lc), n_max, n = 0, sent;
+	unsigned int bytes = l2arc_block_bytes(lc), n_max, n = 0, sent, i;
 	struct l2arc_wentry *w = NULL;
 	struct l2arc_wbatch b;
 	unsigned int noio;
 	bool noprefetch;
-	u64 depth, headroom, wrote = 0;
+	u64 depth, headroom, start, wrote = 0;
 
 	*budget = 0;
 	mutex_lock(&lc->feed_mutex);
 	if (!lc->cache)
 		goto out;
 	if (READ_ONCE(lc->l2_failed)) {
-		l2arc_drop_all(lc);
+		if (!lc->l2_dropped)
+			l2arc_drop_all(lc);
 		goto out;
 	}
 
@@ -417,19 +614,22 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 		goto out;
 	}
 	lc->stats[L2ARC_STAT_L2_FEEDS]++;
-	n = l2arc_collect(lc, w, n_max, depth, noprefetch);
-	if (n)
-		l2arc_assign(lc, w, n);
 	spin_unlock_bh(&lc->arc.lock);
+
+	n = l2arc_collect(lc, w, n_max, depth, noprefetch);
 	if (!n)
 		goto out;
+	start = l2arc_region_claim(lc, n);
+	l2arc_assign(lc, w, n, start);
 
-	for (sent = 0; sent < n; sent++)
-		w[sent].cksum = l2arc_cksum(lc, w[sent].page);
+	for (i = 0; i < n; i++) {
+		w[i].cksum = l2arc_cksum(lc, w[i].page);
+		cond_resched();
+	}
 	sent = l2arc_write_batch(lc, w, n, &b);
 
-	spin_lock_bh(&lc->arc.lock);
 	l2arc_finish_batch(lc, w, n, b.error == BLK_STS_OK);
+	spin_lock_bh(&lc->arc.lock);
 	lc->stats[L2ARC_STAT_L2_WRITES_SENT] += sent;
 	if (b.error == BLK_STS_OK) {
 		lc->stats[L2ARC_STAT_L2_WRITES_DONE] += sent;
@@ -440,9 +640,6 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 		l2arc_l2_error(lc);
 	}
 	spin_unlock_bh(&lc->arc.lock);
-
-	while (n--)
-		put_page(w[n].page);
 out:
 	kvfree(w);
 	mutex_unlock(&lc->feed_mutex);
@@ -480,7 +677,7 @@ void l2arc_feed_start(struct l2arc_c *lc)
 
 /**
  * l2arc_feed_stop() - stop the feed and wait for a running one, at
- * presuspend and in the dtr
+ * postsuspend and in the dtr
  * @lc: the device
  *
  * Context: process context, may sleep.
@@ -492,6 +689,7 @@ void l2arc_feed_stop(struct l2arc_c *lc)
 	WRITE_ONCE(lc->feed_active, false);
 	cancel_delayed_work_sync(&lc->feed_work);
 	mutex_lock(&lc->feed_mutex);	/* wait for a feed run by message */
+	l2arc_scan_reset(lc);
 	mutex_unlock(&lc->feed_mutex);
 }
 
@@ -512,10 +710,16 @@ int l2arc_l2_init(struct l2arc_c *lc, char **error)
 	}
 	lc->l2_nr_slots = slots;
 	lc->l2_rmap = kvcalloc(slots, sizeof(*lc->l2_rmap), GFP_KERNEL);
-	if (!lc->l2_rmap) {
+	lc->l2_cksum = kvcalloc(slots, sizeof(*lc->l2_cksum), GFP_KERNEL);
+	if (!lc->l2_rmap || !lc->l2_cksum) {
 		*error = "Cannot allocate the cache device's slot map";
 		return -ENOMEM;
 	}
+	if (bioset_init(&lc->l2_bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS)) {
+		*error = "Cannot allocate the feed's bio set";
+		return -ENOMEM;
+	}
+	lc->l2_bs_ready = true;
 	lc->feed_wq = alloc_workqueue("dm-l2arc-feed-%s", WQ_MEM_RECLAIM, 1,
 				      lc->name);
 	if (!lc->feed_wq) {
@@ -536,8 +740,13 @@ void l2arc_l2_exit(struct l2arc_c *lc)
 	if (lc->feed_wq)
 		destroy_workqueue(lc->feed_wq);
 	lc->feed_wq = NULL;
+	if (lc->l2_bs_ready)
+		bioset_exit(&lc->l2_bs);
+	lc->l2_bs_ready = false;
 	atomic64_sub(lc->l2only_reported, &l2arc_l2only_bytes);
 	lc->l2only_reported = 0;
 	kvfree(lc->l2_rmap);
 	lc->l2_rmap = NULL;
+	kvfree(lc->l2_cksum);
+	lc->l2_cksum = NULL;
 }

@@ -57,7 +57,8 @@ enum l2arc_row {
 	R_FILLS_DISCARDED, R_ORIGIN_READ_ERRORS, R_WRITES, R_WRITE_INVALIDATES, R_ARC_SHRINKS,
 	R_MRU_BLOCKS, R_MFU_BLOCKS, R_MRU_GHOST_BLOCKS, R_MFU_GHOST_BLOCKS,
 	R_L2_EVICT_AHEAD, R_L2_HDR_DROPPED, R_L2_ONLY_BLOCKS, R_L2_LAPS,
-	R_L2_DEGRADED,
+	R_L2_DEGRADED, R_READS_AROUND_WRITES, R_L2_WRITE_INVALIDATES,
+	R_LOCK_HOLD_MAX_US,
 	R_NR,
 };
 
@@ -130,6 +131,9 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_L2_ONLY_BLOCKS] = "l2_only_blocks",
 	[R_L2_LAPS] = "l2_laps",
 	[R_L2_DEGRADED] = "l2_degraded",
+	[R_READS_AROUND_WRITES] = "reads_around_writes",
+	[R_L2_WRITE_INVALIDATES] = "l2_write_invalidates",
+	[R_LOCK_HOLD_MAX_US] = "lock_hold_max_us",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -179,6 +183,8 @@ static const struct {
 	{ R_L2_IO_ERROR, L2ARC_STAT_L2_IO_ERROR },
 	{ R_L2_EVICT_AHEAD, L2ARC_STAT_L2_EVICT_AHEAD },
 	{ R_L2_HDR_DROPPED, L2ARC_STAT_L2_HDR_DROPPED },
+	{ R_READS_AROUND_WRITES, L2ARC_STAT_READS_AROUND_WRITES },
+	{ R_L2_WRITE_INVALIDATES, L2ARC_STAT_L2_WRITE_INVALIDATES },
 };
 
 static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */
@@ -219,6 +225,8 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	l2_blocks = lc->l2_blocks;
 	memcpy(l2_class, lc->l2_class_blocks, sizeof(l2_class));
 	vals[R_L2_LAPS] = lc->l2_laps;
+	vals[R_LOCK_HOLD_MAX_US] =
+		div_u64(lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS], NSEC_PER_USEC);
 	spin_unlock_bh(&arc->lock);
 
 	vals[R_HASH_ELEMENTS] = hashed;
@@ -242,7 +250,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_L2_ASIZE] = l2_blocks << shift;
 	vals[R_L2_ONLY_BLOCKS] = l2only;
 	vals[R_L2_HDR_SIZE] = l2only * sizeof(struct arc_hdr) +
-			      lc->l2_nr_slots * sizeof(*lc->l2_rmap);
+			      lc->l2_nr_slots * L2ARC_SLOT_BYTES;
 	vals[R_L2_PREFETCH_ASIZE] = l2_class[L2ARC_CLASS_PREFETCH] << shift;
 	vals[R_L2_MRU_ASIZE] = l2_class[L2ARC_CLASS_MRU] << shift;
 	vals[R_L2_MFU_ASIZE] = l2_class[L2ARC_CLASS_MFU] << shift;
@@ -282,6 +290,10 @@ static int l2arc_sum_arcstats_show(struct seq_file *m, void *v)
 		l2arc_stats_snapshot(lc, vals);
 		for (i = 0; i < R_NR; i++)
 			sum[i] += vals[i];
+		/* a maximum, not a sum */
+		sum[R_LOCK_HOLD_MAX_US] -= vals[R_LOCK_HOLD_MAX_US];
+		sum[R_LOCK_HOLD_MAX_US] = max(sum[R_LOCK_HOLD_MAX_US],
+					      vals[R_LOCK_HOLD_MAX_US]);
 	}
 	mutex_unlock(&l2arc_stats_mutex);
 	l2arc_kstat_show(m, 0, l2arc_sum_crtime, sum);

@@ -9,23 +9,44 @@
  *
  * Where a bio goes (l2arc_map()):
  *  - a read is served from the ARC when the block is resident (a hit: the
- *    data is copied out, no device I/O), joins the origin read already in
- *    flight for the block (an iohit), or starts one (a miss): the whole
- *    block is read from the origin into a new ARC buffer (a "fill"), the
- *    directory having taken the access in mapping order, and the reader
- *    gets its part when the fill completes;
+ *    data is copied out, no device I/O), joins the read already in flight
+ *    for the block (an iohit), or starts one (a miss): the whole block is
+ *    read from the cache device or the origin into a new ARC buffer (a
+ *    "fill"), the directory having taken the access in mapping order, and
+ *    the reader gets its part when the fill completes;
+ *  - a read of a block that a write in flight covers goes around the ARC
+ *    to the origin (reads_around_writes), see "Never stale" below;
  *  - a write, discard or write-zeroes goes through to the origin; the
- *    cached copies of its blocks are dropped before it is issued, and a
- *    fill that overlapped it is not installed (struct l2arc_wbucket);
+ *    cached copies of its blocks are dropped before it is issued;
  *  - anything else (flushes) is remapped to the origin unchanged.
+ *
+ * Never stale.  A read issued after a write completed returns the written
+ * data.  Every write (and discard, write-zeroes) is entered in an interval
+ * tree of writes in flight (struct l2arc_wrange, in the bio's per-bio
+ * data) before its blocks' cached copies are dropped, and leaves it when
+ * it completes (l2arc_end_io()).  A fill is hung on a header only when no
+ * write of its block is in flight; a write that starts later takes the
+ * fill off its header (it installs nothing and serves only the reads that
+ * were already waiting, issued before the write completed).  So a fill
+ * that reads can join is one that no write overlapped, and a read that
+ * overlaps a write in flight goes to the origin: it may see the old or the
+ * new data, as a read racing a write may.  Read-ahead skips such blocks.
+ * The tree is exact per block: a write never disturbs another block's
+ * fill or L2 copy.
+ *
+ * A read fails only if the origin fails the sectors it asked for: when a
+ * fill fails, each waiting read is sent to the origin for its own range.
  *
  * Fill completions run on the device's workqueue, because the directory's
  * lock is BH-safe only (arc.h) and bio completions may run in hard IRQ
- * context.  Lock order: arc.lock is the only lock of the I/O path; the
- * write buckets are lock-free atomics.
+ * context.  Lock order: arc.lock, then wr_lock (taken with interrupts
+ * off, also alone from write completions).  Bulk work under arc.lock (a
+ * large discard's invalidation, the shrinker, the feed's scans) drops the
+ * lock every L2ARC_LOCK_BATCH entries (l2arc_bulk_yield()).
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/interval_tree_generic.h>
 #include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/module.h>
@@ -44,55 +65,169 @@
 
 /**
  * struct l2arc_io - per-bio data
- * @first: first block of a tracked write
- * @nr: number of blocks of a tracked write; 0 for any other bio
+ * @wr: the write's entry in the tree of writes in flight
+ * @tracked: @wr is in the tree (a write, discard or write-zeroes with
+ *           data); false for every other bio
  */
 struct l2arc_io {
-	u64 first;
-	u64 nr;
+	struct l2arc_wrange wr;
+	bool tracked;
 };
 
 static struct kmem_cache *l2arc_fill_cache;
 
-/* ---- Write tracking ---- */
+/* ---- Writes in flight ---- */
 
-static struct l2arc_wbucket *l2arc_wb(struct l2arc_c *lc, u64 block)
+#define L2ARC_WR_START(w)	((w)->start)
+#define L2ARC_WR_LAST(w)	((w)->last)
+
+INTERVAL_TREE_DEFINE(struct l2arc_wrange, rb, u64, subtree_last,
+		     L2ARC_WR_START, L2ARC_WR_LAST, static __maybe_unused,
+		     l2arc_wr)
+
+/* A write to blocks [first, last] is about to be issued; arc.lock held. */
+static void l2arc_wr_enter(struct l2arc_c *lc, struct l2arc_wrange *wr)
 {
-	return &lc->wb[block & (L2ARC_WBUCKETS - 1)];
+	unsigned long flags;
+
+	spin_lock_irqsave(&lc->wr_lock, flags);
+	l2arc_wr_insert(wr, &lc->wr_tree);
+	atomic_inc(&lc->wr_count);
+	spin_unlock_irqrestore(&lc->wr_lock, flags);
 }
 
-/* A write to blocks [first, first + nr) is about to be issued. */
-static void l2arc_wb_enter(struct l2arc_c *lc, u64 first, u64 nr)
+/* The write has completed.  Any context. */
+static void l2arc_wr_exit(struct l2arc_c *lc, struct l2arc_wrange *wr)
 {
-	u64 i, n = min_t(u64, nr, L2ARC_WBUCKETS);
+	unsigned long flags;
 
-	for (i = 0; i < n; i++) {
-		struct l2arc_wbucket *wb = l2arc_wb(lc, first + i);
-
-		atomic_inc(&wb->inflight);
-		atomic_inc_return(&wb->gen);	/* full barrier */
-	}
+	spin_lock_irqsave(&lc->wr_lock, flags);
+	l2arc_wr_remove(wr, &lc->wr_tree);
+	atomic_dec(&lc->wr_count);
+	spin_unlock_irqrestore(&lc->wr_lock, flags);
 }
 
-/* The write has completed.  May run in hard IRQ context. */
-static void l2arc_wb_exit(struct l2arc_c *lc, u64 first, u64 nr)
+/*
+ * Is a write to any of blocks [first, last] in flight?  arc.lock held:
+ * every write entered before this call is seen (entries are made under
+ * arc.lock); one that completes meanwhile may still be.
+ */
+static bool l2arc_wr_overlaps(struct l2arc_c *lc, u64 first, u64 last)
 {
-	u64 i, n = min_t(u64, nr, L2ARC_WBUCKETS);
+	unsigned long flags;
+	bool found;
 
-	for (i = 0; i < n; i++) {
-		struct l2arc_wbucket *wb = l2arc_wb(lc, first + i);
-
-		atomic_inc_return(&wb->gen);	/* full barrier */
-		atomic_dec(&wb->inflight);
-	}
+	if (!atomic_read(&lc->wr_count))
+		return false;
+	spin_lock_irqsave(&lc->wr_lock, flags);
+	found = l2arc_wr_iter_first(&lc->wr_tree, first, last);
+	spin_unlock_irqrestore(&lc->wr_lock, flags);
+	return found;
 }
 
-/* May a fill of @block issued at bucket generation @wgen install? */
-static bool l2arc_wb_clean(struct l2arc_c *lc, u64 block, int wgen)
-{
-	struct l2arc_wbucket *wb = l2arc_wb(lc, block);
+/* ---- Bulk work under arc.lock ---- */
 
-	return !atomic_read(&wb->inflight) && atomic_read(&wb->gen) == wgen;
+/**
+ * l2arc_bulk_lock() - take arc.lock for bulk work
+ * @lc: the device
+ * @h: the hold, for l2arc_bulk_yield() and l2arc_bulk_unlock()
+ *
+ * Context: process context; returns with arc.lock held (BHs off).
+ */
+void l2arc_bulk_lock(struct l2arc_c *lc, struct l2arc_hold *h)
+	__acquires(&lc->arc.lock)
+{
+	spin_lock_bh(&lc->arc.lock);
+	h->t0 = ktime_get_ns();
+	h->n = 0;
+}
+
+/**
+ * l2arc_bulk_unlock() - end a bulk hold, recording its length
+ * @lc: the device
+ * @h: the hold
+ *
+ * The longest hold is the lock_hold_max_us row.
+ *
+ * Context: arc.lock held by l2arc_bulk_lock(); returns with it released.
+ */
+void l2arc_bulk_unlock(struct l2arc_c *lc, struct l2arc_hold *h)
+	__releases(&lc->arc.lock)
+{
+	u64 held = ktime_get_ns() - h->t0;
+
+	if (held > lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS])
+		lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS] = held;
+	spin_unlock_bh(&lc->arc.lock);
+}
+
+/**
+ * l2arc_bulk_due() - count one entry of bulk work
+ * @h: the hold
+ *
+ * Return: true when the hold has handled %L2ARC_LOCK_BATCH entries and
+ * should let others in (l2arc_bulk_relax()).
+ */
+bool l2arc_bulk_due(struct l2arc_hold *h)
+{
+	return ++h->n >= L2ARC_LOCK_BATCH;
+}
+
+/**
+ * l2arc_bulk_relax() - drop arc.lock, reschedule, take it again
+ * @lc: the device
+ * @h: the hold
+ *
+ * Anything not pinned may change or go meanwhile.
+ *
+ * Context: arc.lock held by l2arc_bulk_lock(); may sleep.
+ */
+void l2arc_bulk_relax(struct l2arc_c *lc, struct l2arc_hold *h)
+	__must_hold(&lc->arc.lock)
+{
+	l2arc_bulk_unlock(lc, h);
+	cond_resched();
+	l2arc_bulk_lock(lc, h);
+}
+
+/**
+ * l2arc_bulk_yield() - count one entry; let others in every
+ * %L2ARC_LOCK_BATCH entries
+ * @lc: the device
+ * @h: the hold
+ *
+ * Context: arc.lock held by l2arc_bulk_lock(); may sleep.
+ * Return: true if the lock was dropped (and taken again).
+ */
+bool l2arc_bulk_yield(struct l2arc_c *lc, struct l2arc_hold *h)
+	__must_hold(&lc->arc.lock)
+{
+	if (!l2arc_bulk_due(h))
+		return false;
+	l2arc_bulk_relax(lc, h);
+	return true;
+}
+
+/**
+ * l2arc_walk_resume() - where a list walk goes on after a lock drop
+ * @arc: the directory
+ * @next: the header the walk would visit next, pinned before the drop
+ * @state: the state of the list walked (%ARC_MRU .. %ARC_L2ONLY)
+ *
+ * Drops the pin.
+ *
+ * Context: arc.lock held.
+ * Return: @next if it is still on that list, else NULL (the caller starts
+ * that list again from its LRU end).
+ */
+struct arc_hdr *l2arc_walk_resume(struct arc *arc, struct arc_hdr *next,
+				  u8 state)
+{
+	struct arc_hdr *hdr = next->state == state ? next : NULL;
+
+	/* still on the list: not dead, so the unpin does not free it */
+	arc_hdr_unpin(arc, next);
+	return hdr;
 }
 
 /* ---- Buffers and fills ---- */
@@ -105,16 +240,10 @@ static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data)
 
 	if (hdr->flags & ARC_F_IO_IN_PROGRESS) {
 		/* data is a fill: it keeps its page and will not install */
-		struct l2arc_fill *f = data;
-
 		hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
-		if (hdr->flags & ARC_F_L2)
-			hdr->l2_cksum = f->l2_cksum;
 		return;
 	}
-	/* hdr->data is NULL now: its place keeps the L2 copy's checksum */
 	if (hdr->flags & ARC_F_L2) {
-		hdr->l2_cksum = page_private((struct page *)data);
 		lc->stats[L2ARC_STAT_EVICT_L2_CACHED] += bytes;
 	} else if (lc->cache && !((hdr->flags & ARC_F_PREFETCH) &&
 				  l2arc_dev_param(&lc->tun,
@@ -148,6 +277,7 @@ static struct l2arc_fill *l2arc_fill_alloc(struct l2arc_c *lc)
 	if (!f)
 		return NULL;
 	f->lc = lc;
+	INIT_LIST_HEAD(&f->l2_node);
 	f->page = alloc_pages(gfp | __GFP_COMP, lc->block_order);
 	if (!f->page) {
 		l2arc_fill_free(f);
@@ -172,25 +302,31 @@ static void l2arc_copy_to_bio(struct l2arc_c *lc, struct bio *bio,
 	}
 }
 
+static void l2arc_remap(struct l2arc_c *lc, struct bio *bio)
+{
+	bio_set_dev(bio, lc->origin->bdev);
+	if (bio_sectors(bio))
+		bio->bi_iter.bi_sector = dm_target_offset(lc->ti,
+							  bio->bi_iter.bi_sector);
+}
+
 static void l2arc_fill_submit(struct l2arc_c *lc, struct l2arc_fill *f);
 
 /*
  * A read of a cache device copy failed its checksum or its I/O: drop the
  * copy, count it, and read the block from the origin instead.  The read
- * never fails because of the cache device.
+ * never fails because of the cache device.  The write hand never
+ * overwrites a slot under a read (l2.c), so a mismatch is the device's.
  */
 static void l2arc_fill_retry_origin(struct l2arc_c *lc, struct l2arc_fill *f)
 {
 	struct arc_hdr *hdr = f->hdr;
 
 	spin_lock_bh(&lc->arc.lock);
-	if (!f->l2_clash) {
-		lc->stats[f->status ? L2ARC_STAT_L2_IO_ERROR :
-				      L2ARC_STAT_L2_CKSUM_BAD]++;
-		l2arc_l2_error(lc);
-	}
-	if ((hdr->flags & ARC_F_L2) && hdr->l2_slot == f->l2_slot &&
-	    hdr->state != ARC_DEAD)
+	lc->stats[f->status ? L2ARC_STAT_L2_IO_ERROR :
+			      L2ARC_STAT_L2_CKSUM_BAD]++;
+	l2arc_l2_error(lc);
+	if ((hdr->flags & ARC_F_L2) && hdr->l2_slot == f->l2_slot)
 		arc_hdr_clear_l2(&lc->arc, hdr);
 	spin_unlock_bh(&lc->arc.lock);
 
@@ -206,29 +342,36 @@ static void l2arc_fill_done(struct work_struct *work)
 	struct l2arc_c *lc = f->lc;
 	struct arc_hdr *hdr = f->hdr;
 	struct bio_list waiters;
+	bool retry = false;
 	struct bio *bio;
 
-	if (f->from_l2 && (f->status || l2arc_cksum(lc, f->page) != f->l2_cksum)) {
-		l2arc_fill_retry_origin(lc, f);
-		return;
+	if (f->from_l2) {
+		retry = f->status || l2arc_cksum(lc, f->page) != f->l2_cksum;
+		spin_lock_bh(&lc->arc.lock);
+		l2arc_l2_read_done(lc, f);
+		if (!retry)
+			lc->stats[L2ARC_STAT_L2_READ_BYTES] +=
+				(u64)lc->block_sectors << SECTOR_SHIFT;
+		spin_unlock_bh(&lc->arc.lock);
+		if (retry) {
+			l2arc_fill_retry_origin(lc, f);
+			return;
+		}
 	}
 
 	spin_lock_bh(&lc->arc.lock);
-	if (f->from_l2)
-		lc->stats[L2ARC_STAT_L2_READ_BYTES] +=
-			(u64)lc->block_sectors << SECTOR_SHIFT;
+	if (f->status)
+		lc->stats[L2ARC_STAT_ORIGIN_READ_ERRORS]++;
 	if (hdr->data == f && (hdr->flags & ARC_F_IO_IN_PROGRESS)) {
-		if (!f->status && l2arc_wb_clean(lc, f->oblock, f->wgen)) {
+		if (!f->status) {
 			hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
 			get_page(f->page);
-			if (hdr->flags & ARC_F_L2)
-				set_page_private(f->page, f->l2_cksum);
 			arc_hdr_set_data(&lc->arc, hdr, f->page);
 		} else {
-			lc->stats[f->status ? L2ARC_STAT_ORIGIN_READ_ERRORS :
-					      L2ARC_STAT_FILL_DISCARDED]++;
 			arc_invalidate(&lc->arc, hdr);
 		}
+	} else if (f->detached) {
+		lc->stats[L2ARC_STAT_FILL_DISCARDED]++;
 	}
 	arc_hdr_unpin(&lc->arc, hdr);
 	waiters = f->waiters;
@@ -236,10 +379,13 @@ static void l2arc_fill_done(struct work_struct *work)
 	spin_unlock_bh(&lc->arc.lock);
 
 	while ((bio = bio_list_pop(&waiters))) {
-		if (f->status)
-			bio->bi_status = f->status;
-		else
-			l2arc_copy_to_bio(lc, bio, f->page);
+		if (f->status) {
+			/* the block failed: read this bio's own sectors */
+			l2arc_remap(lc, bio);
+			dm_submit_bio_remap(bio, NULL);
+			continue;
+		}
+		l2arc_copy_to_bio(lc, bio, f->page);
 		bio_endio(bio);
 	}
 
@@ -261,17 +407,18 @@ static void l2arc_fill_endio(struct bio *bio)
 
 /*
  * Hang fill @f on @hdr, which arc_access() just made resident without
- * data, reading from the cache device when it holds the block; arc.lock
- * held.
+ * data, reading from the cache device when it holds the block and may be
+ * read there; arc.lock held, and no write of the block in flight.
  */
 static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 			      struct arc_hdr *hdr)
 {
-	/* the copy's checksum shares its place with hdr->data: read it now */
 	if (hdr->flags & ARC_F_L2) {
 		f->l2_slot = hdr->l2_slot;
-		f->l2_cksum = hdr->l2_cksum;
-		f->from_l2 = !READ_ONCE(lc->l2_failed);
+		f->l2_cksum = lc->l2_cksum[f->l2_slot];
+		f->from_l2 = l2arc_l2_readable(lc, f->l2_slot);
+		if (f->from_l2)
+			list_add_tail(&f->l2_node, &lc->l2_reads);
 	}
 	if (lc->cache) {
 		if (f->from_l2) {
@@ -284,7 +431,6 @@ static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 	}
 	f->hdr = hdr;
 	f->oblock = from_oblock(hdr->oblock);
-	f->wgen = atomic_read(&l2arc_wb(lc, f->oblock)->gen);
 	bio_list_init(&f->waiters);
 	hdr->flags |= ARC_F_IO_IN_PROGRESS;
 	arc_hdr_set_data(&lc->arc, hdr, f);
@@ -411,6 +557,11 @@ static struct l2arc_fill *l2arc_prefetch_block(struct l2arc_c *lc, u64 block)
 	hdr = l2arc_lookup_prepare(lc, block, &f, &spare);
 	if (IS_ERR(hdr))
 		goto out_unlock;
+	if (l2arc_wr_overlaps(lc, block, block)) {
+		/* a write is in flight: read it ahead later, if at all */
+		lc->stats[L2ARC_STAT_READS_AROUND_WRITES]++;
+		goto out_unlock;
+	}
 	if (hdr) {
 		/* resident: a prefetch access changes nothing */
 		l2arc_count(lc, ARC_HIT_MRU + (hdr->state == ARC_MFU),
@@ -517,6 +668,17 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio)
 		spin_unlock_bh(&lc->arc.lock);
 		goto uncached;
 	}
+	if (l2arc_wr_overlaps(lc, block, block)) {
+		/*
+		 * A write of the block is in flight: no fill may start (its
+		 * data could be older than the write and be handed to reads
+		 * issued after the write completed), and the cached copy is
+		 * being dropped.  Read around the ARC.
+		 */
+		lc->stats[L2ARC_STAT_READS_AROUND_WRITES]++;
+		spin_unlock_bh(&lc->arc.lock);
+		goto uncached;
+	}
 	was_prefetch = hdr && (hdr->flags & ARC_F_PREFETCH);
 	r = arc_access(&lc->arc, to_oblock(block), 0, &spare, &hdr);
 	if (r < 0) {
@@ -563,7 +725,7 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio)
 	return DM_MAPIO_SUBMITTED;
 
 uncached:
-	/* No memory for a buffer (counted): read around the ARC. */
+	/* No memory for a buffer, or a write in flight (counted). */
 	if (f)
 		l2arc_fill_free(f);
 	if (spare)
@@ -574,73 +736,116 @@ uncached:
 /* ---- Writes ---- */
 
 /*
- * Drop the cached copies (ARC, L2, a feed write in flight) of one block;
- * arc.lock held.  Returns 1 when it was resident.
+ * Drop the cached copies (ARC, L2, a feed write in flight) of one block,
+ * detaching a fill in flight; arc.lock held.  Returns 1 when it was
+ * resident.
  */
-static unsigned int l2arc_invalidate_hdr(struct arc *arc, struct arc_hdr *hdr)
+static unsigned int l2arc_invalidate_hdr(struct l2arc_c *lc,
+					 struct arc_hdr *hdr)
 {
 	unsigned int resident = hdr->state == ARC_MRU || hdr->state == ARC_MFU;
 
+	if (resident && (hdr->flags & ARC_F_IO_IN_PROGRESS))
+		((struct l2arc_fill *)hdr->data)->detached = true;
+	if (hdr->flags & ARC_F_L2)
+		lc->stats[L2ARC_STAT_L2_WRITE_INVALIDATES]++;
 	hdr->flags &= ~L2ARC_F_L2_WRITING;
-	arc_invalidate(arc, hdr);
+	arc_invalidate(&lc->arc, hdr);
 	return resident;
 }
 
-/* Drop every cached copy of blocks [first, first + nr); arc.lock held. */
-static void l2arc_invalidate_range(struct l2arc_c *lc, u64 first, u64 nr)
+/* The lists a range invalidation walks, in the order headers move. */
+static const struct {
+	enum arc_list_id id;
+	u8 state;
+} l2arc_walk_order[] = {
+	{ ARC_T1, ARC_MRU }, { ARC_T2, ARC_MFU },
+	{ ARC_B1, ARC_MRU_GHOST }, { ARC_B2, ARC_MFU_GHOST },
+	{ ARC_LIST_L2ONLY, ARC_L2ONLY },
+};
+
+/*
+ * Drop every cached copy of blocks [first, first + nr); arc.lock held by
+ * l2arc_bulk_lock(), dropped every L2ARC_LOCK_BATCH headers.  The range is
+ * in the tree of writes in flight already, so no header of it can be
+ * created, accessed or filled meanwhile: its headers only move forwards
+ * (T1 -> B1, T2 -> B2, any -> L2-only or out), which is the order the
+ * lists are walked in.  Returns the resident blocks dropped.
+ */
+static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
+				  u64 first, u64 nr)
 {
 	struct arc *arc = &lc->arc;
-	struct arc_hdr *hdr, *tmp;
+	struct arc_hdr *hdr, *next;
+	struct list_head *head;
 	u64 b, dropped = 0;
-	int l;
+	unsigned int i, restarts;
 
 	if (nr <= arc_nr_hashed(arc)) {
 		for (b = first; b < first + nr; b++) {
 			hdr = arc_lookup(arc, to_oblock(b));
 			if (hdr)
-				dropped += l2arc_invalidate_hdr(arc, hdr);
+				dropped += l2arc_invalidate_hdr(lc, hdr);
+			l2arc_bulk_yield(lc, h);
 		}
-	} else {
-		/* a range larger than the directory: walk its lists */
-		for (l = ARC_T1; l <= ARC_LIST_L2ONLY; l++) {
-			list_for_each_entry_safe(hdr, tmp, &arc->lists[l],
-						 list) {
-				b = from_oblock(hdr->oblock);
-				if (b >= first && b - first < nr)
-					dropped += l2arc_invalidate_hdr(arc,
-									hdr);
+		return dropped;
+	}
+	/* a range larger than the directory: walk its lists */
+	for (i = 0; i < ARRAY_SIZE(l2arc_walk_order); i++) {
+		head = &arc->lists[l2arc_walk_order[i].id];
+		restarts = 0;
+		hdr = list_first_entry_or_null(head, struct arc_hdr, list);
+		while (hdr) {
+			next = list_is_last(&hdr->list, head) ? NULL :
+			       list_next_entry(hdr, list);
+			b = from_oblock(hdr->oblock);
+			if (b >= first && b - first < nr)
+				dropped += l2arc_invalidate_hdr(lc, hdr);
+			hdr = next;
+			if (!hdr || restarts >= L2ARC_SCAN_RESTARTS ||
+			    !l2arc_bulk_due(h))
+				continue;
+			arc_hdr_pin(arc, hdr);
+			l2arc_bulk_relax(lc, h);
+			hdr = l2arc_walk_resume(arc, hdr,
+						l2arc_walk_order[i].state);
+			if (!hdr) {
+				restarts++;
+				hdr = list_first_entry_or_null(head,
+							       struct arc_hdr,
+							       list);
 			}
 		}
 	}
-	lc->stats[L2ARC_STAT_WRITES] += nr;
-	lc->stats[L2ARC_STAT_WRITE_INVALIDATES] += dropped;
+	return dropped;
 }
 
-/* A write, discard or write-zeroes is about to go to the origin. */
+/*
+ * A write, discard or write-zeroes is about to go to the origin: enter it
+ * in the tree of writes in flight, then drop its blocks' cached copies.
+ */
 static void l2arc_write_begin(struct l2arc_c *lc, struct bio *bio,
 			      struct l2arc_io *io)
 {
 	sector_t start = dm_target_offset(lc->ti, bio->bi_iter.bi_sector);
 	sector_t end = start + bio_sectors(bio) - 1;
+	struct l2arc_hold h;
+	u64 dropped, nr;
 
-	io->first = start >> lc->block_shift;
-	io->nr = (end >> lc->block_shift) - io->first + 1;
-	l2arc_wb_enter(lc, io->first, io->nr);
+	io->wr.start = start >> lc->block_shift;
+	io->wr.last = end >> lc->block_shift;
+	nr = io->wr.last - io->wr.start + 1;
 
-	spin_lock_bh(&lc->arc.lock);
-	l2arc_invalidate_range(lc, io->first, io->nr);
-	spin_unlock_bh(&lc->arc.lock);
+	l2arc_bulk_lock(lc, &h);
+	l2arc_wr_enter(lc, &io->wr);
+	io->tracked = true;
+	dropped = l2arc_invalidate_range(lc, &h, io->wr.start, nr);
+	lc->stats[L2ARC_STAT_WRITES] += nr;
+	lc->stats[L2ARC_STAT_WRITE_INVALIDATES] += dropped;
+	l2arc_bulk_unlock(lc, &h);
 }
 
 /* ---- The map function ---- */
-
-static void l2arc_remap(struct l2arc_c *lc, struct bio *bio)
-{
-	bio_set_dev(bio, lc->origin->bdev);
-	if (bio_sectors(bio))
-		bio->bi_iter.bi_sector = dm_target_offset(lc->ti,
-							  bio->bi_iter.bi_sector);
-}
 
 static int l2arc_map(struct dm_target *ti, struct bio *bio)
 {
@@ -648,7 +853,7 @@ static int l2arc_map(struct dm_target *ti, struct bio *bio)
 	struct l2arc_io *io = dm_per_bio_data(bio, sizeof(*io));
 	int r;
 
-	io->nr = 0;
+	io->tracked = false;
 	if (bio_op(bio) == REQ_OP_READ && bio_sectors(bio)) {
 		r = l2arc_map_read(lc, bio);
 		if (r != DM_MAPIO_REMAPPED)
@@ -666,9 +871,9 @@ static int l2arc_end_io(struct dm_target *ti, struct bio *bio,
 	struct l2arc_c *lc = ti->private;
 	struct l2arc_io *io = dm_per_bio_data(bio, sizeof(*io));
 
-	if (io->nr) {
-		l2arc_wb_exit(lc, io->first, io->nr);
-		io->nr = 0;
+	if (io->tracked) {
+		l2arc_wr_exit(lc, &io->wr);
+		io->tracked = false;
 	}
 	return DM_ENDIO_DONE;
 }
@@ -693,9 +898,10 @@ static unsigned long l2arc_shrink_count(struct shrinker *s,
  * With the ARC at arc_min, drop the oldest L2-only headers (their cache
  * device copies become unreachable), a page's worth per object asked for,
  * so that L2 metadata never drives the machine out of memory; arc.lock
- * held.  Returns the objects (pages) freed.
+ * held by l2arc_bulk_lock().  Returns the objects (pages) freed.
  */
 static unsigned long l2arc_shrink_l2only(struct l2arc_c *lc,
+					 struct l2arc_hold *h,
 					 unsigned long nr_pages)
 {
 	unsigned long per_page = PAGE_SIZE / sizeof(struct arc_hdr);
@@ -707,39 +913,50 @@ static unsigned long l2arc_shrink_l2only(struct l2arc_c *lc,
 							    struct arc_hdr,
 							    list));
 		n++;
+		lc->stats[L2ARC_STAT_L2_HDR_DROPPED]++;
+		l2arc_bulk_yield(lc, h);
 	}
-	lc->stats[L2ARC_STAT_L2_HDR_DROPPED] += n;
 	return DIV_ROUND_UP(n, per_page);
+}
+
+static u64 l2arc_resident(struct l2arc_c *lc)
+{
+	return arc_list_size(&lc->arc, ARC_T1) + arc_list_size(&lc->arc, ARC_T2);
 }
 
 /*
  * Give memory back: c shrinks by the blocks asked for, never below c_min,
  * and the directory trims its lists to the paper's invariants for the new
- * c.  Returns pages freed.
+ * c, at most L2ARC_LOCK_BATCH blocks of c per lock hold.  Returns pages
+ * freed.
  */
 static unsigned long l2arc_shrink_scan(struct shrinker *s,
 				       struct shrink_control *sc)
 {
 	struct l2arc_c *lc = l2arc_shrinker_private(s);
 	u64 want = max_t(u64, 1, sc->nr_to_scan >> lc->block_order);
-	u64 before, after, c;
+	u64 target, c, before, blocks = 0;
+	struct l2arc_hold h;
 	unsigned long freed;
 
-	spin_lock_bh(&lc->arc.lock);
-	before = arc_list_size(&lc->arc, ARC_T1) +
-		 arc_list_size(&lc->arc, ARC_T2);
-	c = min(arc_c(&lc->arc), before);
-	c = c > lc->c_min + want ? c - want : lc->c_min;
-	if (c < arc_c(&lc->arc))
-		arc_set_c(&lc->arc, c);
-	after = arc_list_size(&lc->arc, ARC_T1) +
-		arc_list_size(&lc->arc, ARC_T2);
-	lc->stats[L2ARC_STAT_SHRINKS] += before - after;
+	l2arc_bulk_lock(lc, &h);
+	c = min(arc_c(&lc->arc), l2arc_resident(lc));
+	target = c > lc->c_min + want ? c - want : lc->c_min;
+	while (arc_c(&lc->arc) > target) {
+		c = arc_c(&lc->arc);
+		before = l2arc_resident(lc);
+		arc_set_c(&lc->arc, c - min_t(u64, c - target,
+					      L2ARC_LOCK_BATCH));
+		blocks += before - l2arc_resident(lc);
+		if (arc_c(&lc->arc) > target)
+			l2arc_bulk_relax(lc, &h);
+	}
+	lc->stats[L2ARC_STAT_SHRINKS] += blocks;
 	lc->last_shrink = jiffies;
-	freed = (before - after) << lc->block_order;
+	freed = blocks << lc->block_order;
 	if (!freed && arc_c(&lc->arc) <= lc->c_min)
-		freed = l2arc_shrink_l2only(lc, sc->nr_to_scan);
-	spin_unlock_bh(&lc->arc.lock);
+		freed = l2arc_shrink_l2only(lc, &h, sc->nr_to_scan);
+	l2arc_bulk_unlock(lc, &h);
 
 	return freed ? freed : SHRINK_STOP;
 }
@@ -783,11 +1000,21 @@ static int l2arc_get_devices(struct l2arc_c *lc, struct dm_target *ti)
 		return r;
 	}
 	if (t->cache_path) {
+		/*
+		 * Read-write whatever the table's mode: the cache device is
+		 * the target's own, written by the feed also under a
+		 * read-only table.
+		 */
 		r = dm_get_device(ti, t->cache_path,
-				  dm_table_get_mode(ti->table), &lc->cache);
+				  dm_table_get_mode(ti->table) | L2ARC_OPEN_WRITE,
+				  &lc->cache);
 		if (r) {
 			ti->error = "Cache device lookup failed";
 			return r;
+		}
+		if (bdev_read_only(lc->cache->bdev)) {
+			ti->error = "Cache device is read-only";
+			return -EROFS;
 		}
 		if (lc->cache->bdev == lc->origin->bdev) {
 			ti->error = "Origin and cache device are the same";
@@ -844,7 +1071,16 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	INIT_LIST_HEAD(&lc->stats_node);
 	init_waitqueue_head(&lc->fills_wait);
 	mutex_init(&lc->feed_mutex);
-	strscpy(lc->name, dm_disk(md)->disk_name, sizeof(lc->name));
+	spin_lock_init(&lc->wr_lock);
+	lc->wr_tree = RB_ROOT_CACHED;
+	INIT_LIST_HEAD(&lc->l2_reads);
+	init_waitqueue_head(&lc->l2_read_wait);
+	/* unique among the targets of one table (a concatenation) */
+	if (ti->begin)
+		snprintf(lc->name, sizeof(lc->name), "%.23s+%llu",
+			 dm_disk(md)->disk_name, (unsigned long long)ti->begin);
+	else
+		strscpy(lc->name, dm_disk(md)->disk_name, sizeof(lc->name));
 	lc->crtime = ktime_get_ns();
 
 	r = l2arc_parse_table(&lc->table, argc, argv, &ti->error);
@@ -902,20 +1138,18 @@ bad:
 
 /* ---- Suspend and resume ---- */
 
-/* The feed stops before the device suspends. */
-static void l2arc_presuspend(struct dm_target *ti)
-{
-	l2arc_feed_stop(ti->private);
-}
-
 /*
- * Read-aheads have no waiting bio, so device-mapper does not wait for
- * them: wait here, so that a suspended device has no I/O in flight.
+ * The device is suspended (user I/O has drained): stop the feed, and wait
+ * for read-aheads, which have no waiting bio, so device-mapper does not
+ * wait for them; a suspended device then has no I/O in flight.  Nothing
+ * is stopped before (presuspend): a suspend that is interrupted leaves the
+ * device as it was, feed included.
  */
 static void l2arc_postsuspend(struct dm_target *ti)
 {
 	struct l2arc_c *lc = ti->private;
 
+	l2arc_feed_stop(lc);
 	wait_event(lc->fills_wait, !atomic_read(&lc->fills_inflight));
 	l2arc_stats_unregister(lc);
 }
@@ -1028,8 +1262,113 @@ static int l2arc_message_tunable(struct l2arc_c *lc, const char *name,
 	return 0;
 }
 
+/* verify walks at most this many headers and slots (one lock hold). */
+#define L2ARC_VERIFY_MAX	BIT(22)
+
+/* Report one disagreement found by verify. */
+static void l2arc_verify_bad(struct l2arc_c *lc, unsigned int *bad,
+			     const char *what, u64 counted, u64 counter)
+{
+	if ((*bad)++ < 8)
+		DMERR("%s: verify: %s: counted %llu, counter says %llu",
+		      lc->name, what, counted, counter);
+}
+
+/* Check one header's fields against its list; arc.lock held. */
+static void l2arc_verify_hdr(struct l2arc_c *lc, struct arc_hdr *hdr,
+			     enum arc_list_id id, u64 *l2, u64 *cls,
+			     unsigned int *bad)
+{
+	bool resident = id == ARC_T1 || id == ARC_T2;
+
+	if (hdr->state - ARC_MRU != id)
+		l2arc_verify_bad(lc, bad, "header state", hdr->state, id);
+	if (resident != !!hdr->data)
+		l2arc_verify_bad(lc, bad, "data on a resident header (only)",
+				 !!hdr->data, resident);
+	if (!resident && (hdr->flags & ARC_F_IO_IN_PROGRESS))
+		l2arc_verify_bad(lc, bad, "fill on a non-resident header", 1, 0);
+	if (id == ARC_LIST_L2ONLY && !(hdr->flags & ARC_F_L2))
+		l2arc_verify_bad(lc, bad, "L2-only header without L2 copy", 0, 1);
+	if (!(hdr->flags & ARC_F_L2))
+		return;
+	(*l2)++;
+	if (hdr->flags & L2ARC_F_CLASS_PREFETCH)
+		cls[L2ARC_CLASS_PREFETCH]++;
+	else if (hdr->flags & L2ARC_F_CLASS_MFU)
+		cls[L2ARC_CLASS_MFU]++;
+	else
+		cls[L2ARC_CLASS_MRU]++;
+	if (hdr->l2_slot >= lc->l2_nr_slots || lc->l2_rmap[hdr->l2_slot] != hdr)
+		l2arc_verify_bad(lc, bad, "L2 copy not in the slot map",
+				 hdr->l2_slot, lc->l2_nr_slots);
+}
+
+/*
+ * "verify": count the directory's lists, the L2 copies and the slot map
+ * and compare them with the counters behind arcstats and status.  Holds
+ * arc.lock for the whole walk, so refused above L2ARC_VERIFY_MAX entries.
+ * Return: 1 with "<counts>" in @result, -EIO after logging each
+ * disagreement (at most 8), -E2BIG for a device too large to walk.
+ */
+static int l2arc_verify(struct l2arc_c *lc, char *result, unsigned int maxlen)
+{
+	u64 n[ARC_NR_LISTS] = {}, cls[L2ARC_NR_CLASSES] = {}, l2 = 0, map = 0;
+	struct arc *arc = &lc->arc;
+	unsigned int sz = 0, bad = 0, id, i;
+	struct arc_hdr *hdr;
+	u64 s;
+
+	if ((u64)arc_nr_hashed(arc) + lc->l2_nr_slots > L2ARC_VERIFY_MAX) {
+		DMERR_LIMIT("%s: verify: more than %lu headers and slots",
+			    lc->name, L2ARC_VERIFY_MAX);
+		return -E2BIG;
+	}
+	spin_lock_bh(&arc->lock);
+	for (id = ARC_T1; id <= ARC_LIST_L2ONLY; id++) {
+		list_for_each_entry(hdr, &arc->lists[id], list) {
+			n[id]++;
+			l2arc_verify_hdr(lc, hdr, id, &l2, cls, &bad);
+		}
+		if (n[id] != arc_list_size(arc, id))
+			l2arc_verify_bad(lc, &bad, "list length", n[id],
+					 arc_list_size(arc, id));
+	}
+	for (s = 0; s < lc->l2_nr_slots; s++) {
+		hdr = lc->l2_rmap[s];
+		if (hdr && (hdr->flags & ARC_F_L2) && hdr->l2_slot == s)
+			map++;
+	}
+	if (n[ARC_T1] + n[ARC_T2] + n[ARC_B1] + n[ARC_B2] +
+	    n[ARC_LIST_L2ONLY] != arc_nr_hashed(arc))
+		l2arc_verify_bad(lc, &bad, "headers hashed",
+				 n[ARC_T1] + n[ARC_T2] + n[ARC_B1] + n[ARC_B2] +
+				 n[ARC_LIST_L2ONLY], arc_nr_hashed(arc));
+	if (l2 != lc->l2_blocks)
+		l2arc_verify_bad(lc, &bad, "headers with an L2 copy", l2,
+				 lc->l2_blocks);
+	if (map != lc->l2_blocks)
+		l2arc_verify_bad(lc, &bad, "slots holding a copy", map,
+				 lc->l2_blocks);
+	for (i = 0; i < L2ARC_NR_CLASSES; i++)
+		if (cls[i] != lc->l2_class_blocks[i])
+			l2arc_verify_bad(lc, &bad, "L2 copies of a class",
+					 cls[i], lc->l2_class_blocks[i]);
+	spin_unlock_bh(&arc->lock);
+
+	if (bad)
+		return -EIO;
+	DMEMIT("t1 %llu t2 %llu b1 %llu b2 %llu l2only %llu l2 %llu",
+	       n[ARC_T1], n[ARC_T2], n[ARC_B1], n[ARC_B2], n[ARC_LIST_L2ONLY],
+	       l2);
+	return 1;
+}
+
 /*
  * Messages:
+ *   verify                     recount the directory and the slot map and
+ *                              compare with the counters (prints the
+ *                              counts; fails with EIO on a disagreement)
  *   clear_stats                zero the counters (not the cache), and the
  *                              error count towards l2arc_max_errors
  *   l2arc_feed                 run one feed now; return when it is written
@@ -1050,6 +1389,8 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 		spin_unlock_bh(&lc->arc.lock);
 		return 0;
 	}
+	if (argc == 1 && !strcmp(argv[0], "verify"))
+		return l2arc_verify(lc, result, maxlen);
 	if (argc == 1 && !strcmp(argv[0], "l2arc_feed")) {
 		if (!lc->cache) {
 			DMERR_LIMIT("%s: l2arc_feed: no cache device", lc->name);
@@ -1105,7 +1446,6 @@ static struct target_type l2arc_target = {
 	.dtr = l2arc_dtr,
 	.map = l2arc_map,
 	.end_io = l2arc_end_io,
-	.presuspend = l2arc_presuspend,
 	.postsuspend = l2arc_postsuspend,
 	.resume = l2arc_resume,
 	.status = l2arc_status,

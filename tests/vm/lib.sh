@@ -78,39 +78,12 @@ expect_rows() {
 # with discard=1 configured as NAME (6.1), MiB large, with BLOCKSIZE-byte
 # sectors.
 mk_discard_origin() {
-	local name=$1 mib=$2 bs=$3 nb dev i n
+	local name=$1 mib=$2 bs=$3
 	DISCARD_ORIGIN=/dev/ram0
 	[[ $(cat /sys/block/ram0/queue/discard_max_bytes) == 0 ]] || return 0
 	echo "brd has no discard on $(uname -r): origin is null_blk memory_backed=1 discard=1"
-	modprobe null_blk nr_devices=0
-	add_cleanup rmmod null_blk
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-	nb=/sys/kernel/config/nullb/$name
-	mkdir "$nb"
-	add_cleanup rmdir "$nb"
-	echo "$mib" >"$nb/size"
-	echo 1 >"$nb/memory_backed"
-	echo 1 >"$nb/discard"
-	echo "$bs" >"$nb/blocksize"
-	echo 1 >"$nb/power"
-	add_cleanup eval "echo 0 >$nb/power"
-	# the disk is named after the configfs directory since 5.19-ish,
-	# nullb<index> before
-	dev=''
-	for i in $(seq 50); do
-		for n in "$name" "nullb$(cat "$nb/index")"; do
-			[[ -e /sys/block/$n/dev ]] && dev=$n
-		done
-		[[ -n $dev ]] && break
-		sleep 0.1
-	done
-	[[ -n $dev ]] || die "the null_blk disk did not appear in /sys/block ($(ls /sys/block | tr '\n' ' '))"
-	DISCARD_ORIGIN=/dev/$dev
-	if [[ ! -b $DISCARD_ORIGIN ]]; then	# no devtmpfs node (no udev): make one
-		mknod "$DISCARD_ORIGIN" b $(tr : ' ' <"/sys/block/$dev/dev") ||
-			die "mknod $DISCARD_ORIGIN failed"
-		add_cleanup rm -f "$DISCARD_ORIGIN"
-	fi
+	mk_nullb "$name" size="$mib" memory_backed=1 discard=1 blocksize="$bs"
+	DISCARD_ORIGIN=$NULLB_DEV
 }
 
 # ------------------------------------------------------------------ cleanup
@@ -201,4 +174,133 @@ mk_brd() {
 		[[ -b /dev/ram$i ]] || die "/dev/ram$i did not appear"
 	done
 	add_cleanup rmmod brd
+}
+
+# ------------------------------------------------------------------ devices
+# minor_of NAME: the minor number of the dm device NAME
+minor_of() {
+	dmsetup info -c --noheadings -o minor "$1" | tr -d ' '
+}
+
+# proc_of NAME: the arcstats file of the l2arc device NAME
+proc_of() {
+	echo "/proc/dm-l2arc/dm-$(minor_of "$1")/arcstats"
+}
+
+# mk_nullb NAME ATTR=VALUE...: a null_blk disk configured through configfs
+# (size in MiB, memory_backed, irqmode, completion_nsec, ...), removed at
+# exit; sets NULLB_DEV to its /dev node.  Loads null_blk with no devices
+# of its own.
+mk_nullb() {
+	local name=$1 nb kv dev='' n i
+	shift
+	[[ -d /sys/module/null_blk ]] || {
+		modprobe null_blk nr_devices=0
+		add_cleanup rmmod null_blk
+	}
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	nb=/sys/kernel/config/nullb/$name
+	mkdir "$nb"
+	add_cleanup rmdir "$nb"
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$nb/${kv%%=*}" || die "null_blk $name: cannot set $kv"
+	done
+	echo 1 >"$nb/power"
+	add_cleanup eval "echo 0 >$nb/power"
+	for i in $(seq 50); do
+		for n in "$name" "nullb$(cat "$nb/index")"; do
+			[[ -e /sys/block/$n/dev ]] && dev=$n
+		done
+		[[ -n $dev ]] && break
+		sleep 0.1
+	done
+	[[ -n $dev ]] || die "null_blk $name did not appear in /sys/block"
+	NULLB_DEV=/dev/$dev
+	if [[ ! -b $NULLB_DEV ]]; then
+		mknod "$NULLB_DEV" b $(tr : ' ' <"/sys/block/$dev/dev") ||
+			die "mknod $NULLB_DEV failed"
+		add_cleanup rm -f "$NULLB_DEV"
+	fi
+}
+
+# wait_for SECS DESCRIPTION CMD...: poll CMD every 0.1 s until it succeeds;
+# fail the test after SECS seconds
+wait_for() {
+	local secs=$1 what=$2 t0=$SECONDS
+	shift 2
+	until "$@"; do
+		((SECONDS - t0 < secs)) || die "timed out after ${secs}s waiting for $what"
+		sleep 0.1
+	done
+}
+
+# inflight DEV: "reads writes" in flight on block device DEV (/dev/X)
+inflight() {
+	local d
+	d=$(basename "$(readlink -f "$1")")
+	cat "/sys/block/$d/inflight"
+}
+
+# snap FILE: a copy of an arcstats file taken in one read, so that rows
+# compared with each other come from the same moment
+snap() {
+	local f
+	f=$(mktemp)
+	cat "$1" >"$f"
+	echo "$f"
+}
+
+# check_rows FILE SLOTS BLOCK_BYTES: the invariants that hold between the
+# rows of one arcstats snapshot (Documentation/dm-l2arc.rst, "Statistics",
+# "Invariants"); SLOTS = the cache device's slots (0 for none); dies
+# naming every one that does not hold
+check_rows() {
+	awk -v slots="$2" -v bs="$3" -v hdr=48 -v slotb=12 '
+	NR > 2 { v[$1] = $3 }
+	function need(ok, what) { if (!ok) { print "invariant broken: " what; bad = 1 } }
+	END {
+		need(v["l2_size"] == v["l2_asize"], "l2_size " v["l2_size"] " = l2_asize " v["l2_asize"])
+		need(v["l2_prefetch_asize"] + v["l2_mru_asize"] + v["l2_mfu_asize"] == v["l2_asize"],
+			"l2_prefetch_asize + l2_mru_asize + l2_mfu_asize = l2_asize")
+		need(v["l2_hdr_size"] == v["l2_only_blocks"] * hdr + slots * slotb,
+			"l2_hdr_size " v["l2_hdr_size"] " = 48 x l2_only_blocks " v["l2_only_blocks"] " + 12 x slots " slots)
+		need(v["l2_only_blocks"] * bs <= v["l2_size"], "l2_only_blocks x block <= l2_size")
+		need(v["l2_size"] <= slots * bs, "l2_size <= slots x block")
+		need(v["l2_size"] % bs == 0, "l2_size is whole blocks")
+		need(v["hash_elements"] == v["mru_blocks"] + v["mfu_blocks"] + v["mru_ghost_blocks"] + \
+			v["mfu_ghost_blocks"] + v["l2_only_blocks"], "hash_elements = T1 + T2 + B1 + B2 + L2-only")
+		need(v["data_size"] == (v["mru_blocks"] + v["mfu_blocks"]) * bs, "data_size = resident blocks")
+		need(v["mru_size"] + v["mfu_size"] == v["data_size"], "mru_size + mfu_size = data_size")
+		need(v["hdr_size"] == v["hash_elements"] * hdr, "hdr_size = 48 x hash_elements")
+		need(v["size"] == v["data_size"] + v["hdr_size"], "size = data_size + hdr_size")
+		need(v["hits"] == v["demand_data_hits"] + v["prefetch_data_hits"], "hits = demand + prefetch")
+		need(v["iohits"] == v["demand_data_iohits"] + v["prefetch_data_iohits"], "iohits = demand + prefetch")
+		need(v["misses"] == v["demand_data_misses"] + v["prefetch_data_misses"], "misses = demand + prefetch")
+		need(v["mru_hits"] + v["mfu_hits"] == v["hits"] + v["iohits"], "mru_hits + mfu_hits = hits + iohits")
+		need(v["mru_ghost_hits"] + v["mfu_ghost_hits"] <= v["misses"], "ghost hits <= misses")
+		if (slots > 0)
+			need(v["l2_hits"] + v["l2_misses"] == v["misses"], "l2_hits + l2_misses = misses")
+		need(v["c_min"] <= v["c"] && v["c"] <= v["c_max"], "c_min <= c <= c_max")
+		need(v["p"] <= v["c"], "p <= c")
+		need(v["mru_blocks"] + v["mfu_blocks"] <= v["c"] / bs, "T1 + T2 <= c")
+		need(v["mru_blocks"] + v["mru_ghost_blocks"] <= v["c"] / bs, "T1 + B1 <= c")
+		need(v["mru_blocks"] + v["mfu_blocks"] + v["mru_ghost_blocks"] + v["mfu_ghost_blocks"] <= 2 * v["c"] / bs,
+			"T1 + T2 + B1 + B2 <= 2c")
+		exit bad
+	}' "$1" || die "arcstats rows contradict each other ($1)"
+}
+
+# row_at_least FILE ROW N: the arcstats FILE's ROW is at least N (for
+# wait_for: /sys/block/dm-*/inflight stays 0 for dm devices on 6.1, so a
+# test sees that an I/O has started from the counter the target raised
+# just before issuing it)
+row_at_least() {
+	(($(arcstats_row "$1" "$2") >= $3))
+}
+
+# mq_reads_in_flight DEV: reads in flight on the blk-mq disk DEV (/dev/X)
+mq_reads_in_flight() {
+	local r w
+	read -r r w <"/sys/block/${1#/dev/}/inflight"
+	echo "$r"
 }
