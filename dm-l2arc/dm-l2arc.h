@@ -20,6 +20,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
+#include <linux/refcount.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -248,6 +249,33 @@ struct l2arc_stream {
 };
 
 /**
+ * struct l2arc_buf - one block's data, in order-0 pages (buf.c)
+ * @ref: references (the ARC's while resident, a fill's, a reader's while
+ *       it copies, the feed's while it writes)
+ * @nr: pages, block size / PAGE_SIZE
+ * @pages: the pages, in order
+ */
+struct l2arc_buf {
+	refcount_t ref;
+	u32 nr;
+	struct page *pages[];
+};
+
+/**
+ * struct l2arc_pool - free pages of a device's freed buffers (buf.c)
+ * @lock: protects the rest; nests inside arc.lock
+ * @pages: the pages, linked by page->lru
+ * @nr: how many
+ * @max: at most this many are kept
+ */
+struct l2arc_pool {
+	spinlock_t lock;	/* protects pages, nr */
+	struct list_head pages;
+	unsigned int nr;
+	unsigned int max;
+};
+
+/**
  * struct l2arc_c - one l2arc target instance
  * @ti: the dm target
  * @origin: origin device
@@ -255,7 +283,7 @@ struct l2arc_stream {
  * @table: the parsed table line (status TABLE replays @table.features)
  * @block_sectors: block size in sectors, power of two, 8..2048
  * @block_shift: log2(@block_sectors)
- * @block_order: page order of one block's data
+ * @block_pages: pages of one block's data (struct l2arc_buf)
  * @nr_blocks: blocks mapped by the target (ti->len / @block_sectors)
  * @c_max: this device's arc_max, in blocks
  * @c_min: this device's arc_min, in blocks, 16..@c_max
@@ -276,6 +304,9 @@ struct l2arc_stream {
  * @fills_wait: woken when @fills_inflight drops to 0
  * @wq: runs fill completions (they need @arc.lock, which is BH-safe only)
  * @shrinker: gives ARC memory back under pressure
+ * @pool: free pages for new buffers
+ * @throttle_at: jiffies of the last read sent around the ARC for lack of
+ *               memory (status says "throttled" for 10 s after), 0: never
  * @proc: this device's /proc/dm-l2arc/<name> directory, while resumed
  * @name: "dm-<minor>" for a target at sector 0 of its mapped device,
  *        "dm-<minor>+<start sector>" for one further in (a concatenation);
@@ -323,7 +354,7 @@ struct l2arc_c {
 	struct l2arc_table table;
 	u32 block_sectors;
 	unsigned int block_shift;
-	unsigned int block_order;
+	unsigned int block_pages;
 	u64 nr_blocks;
 	u64 c_max;
 	u64 c_min;
@@ -339,6 +370,8 @@ struct l2arc_c {
 	wait_queue_head_t fills_wait;
 	struct workqueue_struct *wq;
 	struct l2arc_shrinker shrinker;
+	struct l2arc_pool pool;
+	unsigned long throttle_at;
 	struct proc_dir_entry *proc;
 	char name[48];
 	u64 crtime;
@@ -376,8 +409,8 @@ struct l2arc_c {
  * @work: completion work, on the device's workqueue
  * @lc: the device
  * @hdr: the block's header, pinned until the fill is done
- * @page: the buffer (compound page of order block_order); one reference
- *        is the fill's, the ARC takes its own when the fill installs
+ * @buf: the buffer; one reference is the fill's, the ARC takes its own
+ *       when the fill installs
  * @waiters: reads waiting for the data; under arc.lock until completion
  * @l2_node: link in &l2arc_c.l2_reads while the cache device is read
  * @oblock: the block
@@ -389,7 +422,7 @@ struct l2arc_c {
  * @l2_slot: slot of the copy
  * @l2_cksum: crc32c the copy must have
  * @bio: the read
- * @bvec: its single (multi-page) segment
+ * @bvecs: its segments, one a page of @buf
  *
  * A fill is attached to its header only while no write to the block is
  * in flight (l2arc_map_read() checks, under arc.lock), and a write that
@@ -402,7 +435,7 @@ struct l2arc_fill {
 	struct work_struct work;
 	struct l2arc_c *lc;
 	struct arc_hdr *hdr;
-	struct page *page;
+	struct l2arc_buf *buf;
 	struct bio_list waiters;
 	struct list_head l2_node;
 	u64 oblock;
@@ -412,7 +445,7 @@ struct l2arc_fill {
 	u32 l2_slot;
 	u32 l2_cksum;
 	struct bio bio;
-	struct bio_vec bvec;
+	struct bio_vec bvecs[];
 };
 
 /**
@@ -441,8 +474,19 @@ bool l2arc_bulk_yield(struct l2arc_c *lc, struct l2arc_hold *h);
 struct arc_hdr *l2arc_walk_resume(struct arc *arc, struct arc_hdr *next,
 				  u8 state);
 
+/* buf.c */
+void l2arc_pool_init(struct l2arc_pool *p, unsigned int block_pages);
+unsigned long l2arc_pool_shrink(struct l2arc_pool *p, unsigned long nr);
+void l2arc_pool_exit(struct l2arc_pool *p);
+unsigned int l2arc_pool_pages(struct l2arc_pool *p);
+struct l2arc_buf *l2arc_buf_alloc(struct l2arc_c *lc, gfp_t gfp);
+void l2arc_buf_get(struct l2arc_buf *b);
+void l2arc_buf_put(struct l2arc_c *lc, struct l2arc_buf *b);
+u32 l2arc_buf_cksum(struct l2arc_buf *b);
+void l2arc_buf_to_bio(struct l2arc_buf *b, size_t off, struct bio *bio);
+void l2arc_buf_add_to_bio(struct bio *bio, struct l2arc_buf *b);
+
 /* l2.c */
-u32 l2arc_cksum(struct l2arc_c *lc, struct page *page);
 bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot);
 void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_fill *f);
 void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr);

@@ -7,11 +7,13 @@
  *
  * The cache device is a ring of slots, one block each.  The feed (a
  * self-rescheduling delayed work on the device's own WQ_MEM_RECLAIM
- * workqueue, in the shape of OpenZFS's l2arc_feed_thread) takes blocks
- * that are about to fall out of the ARC -- it scans T2 (MFU) and then T1
- * (MRU) from their LRU ends, at most l2arc_headroom times its budget deep
- * -- and writes them at the write hand in large sequential writes (up to
- * BIO_MAX_VECS blocks a bio), straight from the ARC's pages, with no copy.
+ * workqueue, in the shape of OpenZFS's l2arc_feed_thread) takes blocks of
+ * the ARC that are not on the cache device yet -- it scans T2 (MFU) and
+ * then T1 (MRU), at most l2arc_headroom times its budget headers of each,
+ * from where the previous feed stopped (a pinned cursor per list, as
+ * OpenZFS's markers do since its pull request 18093) round from the LRU
+ * end -- and writes them at the write hand in large sequential writes (up
+ * to BIO_MAX_VECS pages a bio), straight from the ARC's pages, no copy.
  * Before it writes a region it evicts the L2 copies that the region holds
  * (nothing on the first lap).  A batch never wraps: when it does not fit
  * before the end of the ring the hand goes back to slot 0.
@@ -67,7 +69,6 @@
  * serialises feeds (timer and message) and is taken outside arc.lock.
  */
 #include <linux/bio.h>
-#include <linux/crc32c.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
@@ -82,13 +83,13 @@ static atomic64_t l2arc_l2only_bytes = ATOMIC64_INIT(0);
 /**
  * struct l2arc_wentry - one block of a feed's batch
  * @hdr: its header, pinned for the write
- * @page: its ARC page, referenced for the write
+ * @buf: its ARC buffer, referenced for the write
  * @slot: where it goes
  * @cksum: crc32c of its data
  */
 struct l2arc_wentry {
 	struct arc_hdr *hdr;
-	struct page *page;
+	struct l2arc_buf *buf;
 	u32 slot;
 	u32 cksum;
 };
@@ -104,18 +105,6 @@ struct l2arc_wbatch {
 	struct completion done;
 	blk_status_t error;
 };
-
-/**
- * l2arc_cksum() - the checksum of a block's data
- * @lc: the device
- * @page: the block's (compound) page
- *
- * Return: crc32c of the block, seed ~0.
- */
-u32 l2arc_cksum(struct l2arc_c *lc, struct page *page)
-{
-	return crc32c(~0U, page_address(page), lc->block_sectors << SECTOR_SHIFT);
-}
 
 static unsigned int l2arc_block_bytes(struct l2arc_c *lc)
 {
@@ -248,13 +237,13 @@ static bool l2arc_meta_over(struct l2arc_c *lc)
 	return atomic64_read(&l2arc_l2only_bytes) > limit;
 }
 
-/* Take @hdr into the batch: pinned, its page referenced, marked; locked. */
+/* Take @hdr into the batch: pinned, its buffer referenced, marked; locked. */
 static void l2arc_take(struct l2arc_c *lc, struct l2arc_wentry *w,
 		       struct arc_hdr *hdr)
 {
 	w->hdr = hdr;
-	w->page = hdr->data;
-	get_page(w->page);
+	w->buf = hdr->data;
+	l2arc_buf_get(w->buf);
 	arc_hdr_pin(&lc->arc, hdr);
 	hdr->flags &= ~(L2ARC_F_CLASS_PREFETCH | L2ARC_F_CLASS_MFU);
 	if (hdr->flags & ARC_F_PREFETCH)
@@ -457,14 +446,14 @@ static void l2arc_write_endio(struct bio *bio)
 }
 
 /*
- * Write the batch, consecutive slots, BIO_MAX_VECS blocks a bio; wait.
+ * Write the batch, consecutive slots, BIO_MAX_VECS pages a bio; wait.
  * Return: the number of bios sent.
  */
 static unsigned int l2arc_write_batch(struct l2arc_c *lc,
 				      struct l2arc_wentry *w, unsigned int n,
 				      struct l2arc_wbatch *b)
 {
-	unsigned int bytes = l2arc_block_bytes(lc), i = 0, sent = 0;
+	unsigned int per_bio = BIO_MAX_VECS / lc->block_pages, i = 0, sent = 0;
 	struct blk_plug plug;
 
 	atomic_set(&b->pending, 1);
@@ -473,15 +462,15 @@ static unsigned int l2arc_write_batch(struct l2arc_c *lc,
 
 	blk_start_plug(&plug);
 	while (i < n) {
-		unsigned int nr = min_t(unsigned int, n - i, BIO_MAX_VECS);
+		unsigned int nr = min_t(unsigned int, n - i, per_bio);
 		struct bio *bio;
 		unsigned int j;
 
-		bio = bio_alloc_bioset(lc->cache->bdev, nr, REQ_OP_WRITE,
-				       GFP_NOIO, &lc->l2_bs);
+		bio = bio_alloc_bioset(lc->cache->bdev, nr * lc->block_pages,
+				       REQ_OP_WRITE, GFP_NOIO, &lc->l2_bs);
 		bio->bi_iter.bi_sector = (sector_t)w[i].slot << lc->block_shift;
 		for (j = 0; j < nr; j++)
-			__bio_add_page(bio, w[i + j].page, bytes, 0);
+			l2arc_buf_add_to_bio(bio, w[i + j].buf);
 		bio->bi_end_io = l2arc_write_endio;
 		bio->bi_private = b;
 		atomic_inc(&b->pending);
@@ -514,7 +503,7 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 			     hdr->state == ARC_MFU_GHOST;
 		bool valid = ok && (hdr->flags & L2ARC_F_L2_WRITING) &&
 			     hdr->l2_slot == w[i].slot &&
-			     ((resident && hdr->data == w[i].page) || ghost);
+			     ((resident && hdr->data == w[i].buf) || ghost);
 
 		hdr->flags &= ~L2ARC_F_L2_WRITING;
 		if (valid) {
@@ -530,7 +519,7 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 	}
 	l2arc_bulk_unlock(lc, &h);
 	for (i = 0; i < n; i++)
-		put_page(w[i].page);
+		l2arc_buf_put(lc, w[i].buf);
 }
 
 /*
@@ -623,7 +612,7 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 	l2arc_assign(lc, w, n, start);
 
 	for (i = 0; i < n; i++) {
-		w[i].cksum = l2arc_cksum(lc, w[i].page);
+		w[i].cksum = l2arc_buf_cksum(w[i].buf);
 		cond_resched();
 	}
 	sent = l2arc_write_batch(lc, w, n, &b);

@@ -58,7 +58,7 @@ enum l2arc_row {
 	R_MRU_BLOCKS, R_MFU_BLOCKS, R_MRU_GHOST_BLOCKS, R_MFU_GHOST_BLOCKS,
 	R_L2_EVICT_AHEAD, R_L2_HDR_DROPPED, R_L2_ONLY_BLOCKS, R_L2_LAPS,
 	R_L2_DEGRADED, R_READS_AROUND_WRITES, R_L2_WRITE_INVALIDATES,
-	R_LOCK_HOLD_MAX_US,
+	R_LOCK_HOLD_MAX_US, R_BUF_POOL_SIZE,
 	R_NR,
 };
 
@@ -134,6 +134,7 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_READS_AROUND_WRITES] = "reads_around_writes",
 	[R_L2_WRITE_INVALIDATES] = "l2_write_invalidates",
 	[R_LOCK_HOLD_MAX_US] = "lock_hold_max_us",
+	[R_BUF_POOL_SIZE] = "buf_pool_size",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -244,6 +245,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_MRU_GHOST_BLOCKS] = b1;
 	vals[R_MFU_GHOST_BLOCKS] = b2;
 
+	vals[R_BUF_POOL_SIZE] = (u64)l2arc_pool_pages(&lc->pool) << PAGE_SHIFT;
 	vals[R_L2_NDEV] = lc->cache && !READ_ONCE(lc->l2_failed);
 	vals[R_L2_DEGRADED] = READ_ONCE(lc->l2_failed);
 	vals[R_L2_SIZE] = l2_blocks << shift;

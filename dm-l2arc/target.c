@@ -74,8 +74,6 @@ struct l2arc_io {
 	bool tracked;
 };
 
-static struct kmem_cache *l2arc_fill_cache;
-
 /* ---- Writes in flight ---- */
 
 #define L2ARC_WR_START(w)	((w)->start)
@@ -239,7 +237,7 @@ static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data)
 	u64 bytes = (u64)lc->block_sectors << SECTOR_SHIFT;
 
 	if (hdr->flags & ARC_F_IO_IN_PROGRESS) {
-		/* data is a fill: it keeps its page and will not install */
+		/* data is a fill: it keeps its buffer and will not install */
 		hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
 		return;
 	}
@@ -252,7 +250,7 @@ static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data)
 	} else {
 		lc->stats[L2ARC_STAT_EVICT_L2_INELIGIBLE] += bytes;
 	}
-	put_page(data);
+	l2arc_buf_put(lc, data);
 }
 
 static const struct arc_ops l2arc_arc_ops = {
@@ -262,44 +260,41 @@ static const struct arc_ops l2arc_arc_ops = {
 
 static void l2arc_fill_free(struct l2arc_fill *f)
 {
-	if (f->page)
-		__free_pages(f->page, f->lc->block_order);
-	kmem_cache_free(l2arc_fill_cache, f);
+	if (f->buf)
+		l2arc_buf_put(f->lc, f->buf);
+	kfree(f);
 }
 
-/* Allocate a fill and its buffer without sleeping; NULL when short. */
+/*
+ * Allocate a fill and its buffer (order-0 pages, the pool's first) without
+ * sleeping; NULL when short.
+ */
 static struct l2arc_fill *l2arc_fill_alloc(struct l2arc_c *lc)
 {
 	gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
 	struct l2arc_fill *f;
 
-	f = kmem_cache_zalloc(l2arc_fill_cache, gfp);
+	f = kzalloc(struct_size(f, bvecs, lc->block_pages), gfp);
 	if (!f)
 		return NULL;
 	f->lc = lc;
 	INIT_LIST_HEAD(&f->l2_node);
-	f->page = alloc_pages(gfp | __GFP_COMP, lc->block_order);
-	if (!f->page) {
+	f->buf = l2arc_buf_alloc(lc, gfp);
+	if (!f->buf) {
 		l2arc_fill_free(f);
 		return NULL;
 	}
 	return f;
 }
 
-/* Copy the part of a block that @bio wants out of @page. */
+/* Copy the part of a block that @bio wants out of its buffer. */
 static void l2arc_copy_to_bio(struct l2arc_c *lc, struct bio *bio,
-			      struct page *page)
+			      struct l2arc_buf *buf)
 {
 	sector_t off = dm_target_offset(lc->ti, bio->bi_iter.bi_sector) &
 		       (lc->block_sectors - 1);
-	char *src = page_address(page) + (off << SECTOR_SHIFT);
-	struct bvec_iter iter;
-	struct bio_vec bv;
 
-	bio_for_each_segment(bv, bio, iter) {
-		memcpy_to_bvec(&bv, src);
-		src += bv.bv_len;
-	}
+	l2arc_buf_to_bio(buf, off << SECTOR_SHIFT, bio);
 }
 
 static void l2arc_remap(struct l2arc_c *lc, struct bio *bio)
@@ -346,7 +341,7 @@ static void l2arc_fill_done(struct work_struct *work)
 	struct bio *bio;
 
 	if (f->from_l2) {
-		retry = f->status || l2arc_cksum(lc, f->page) != f->l2_cksum;
+		retry = f->status || l2arc_buf_cksum(f->buf) != f->l2_cksum;
 		spin_lock_bh(&lc->arc.lock);
 		l2arc_l2_read_done(lc, f);
 		if (!retry)
@@ -365,8 +360,8 @@ static void l2arc_fill_done(struct work_struct *work)
 	if (hdr->data == f && (hdr->flags & ARC_F_IO_IN_PROGRESS)) {
 		if (!f->status) {
 			hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
-			get_page(f->page);
-			arc_hdr_set_data(&lc->arc, hdr, f->page);
+			l2arc_buf_get(f->buf);
+			arc_hdr_set_data(&lc->arc, hdr, f->buf);
 		} else {
 			arc_invalidate(&lc->arc, hdr);
 		}
@@ -385,13 +380,11 @@ static void l2arc_fill_done(struct work_struct *work)
 			dm_submit_bio_remap(bio, NULL);
 			continue;
 		}
-		l2arc_copy_to_bio(lc, bio, f->page);
+		l2arc_copy_to_bio(lc, bio, f->buf);
 		bio_endio(bio);
 	}
 
 	bio_uninit(&f->bio);
-	put_page(f->page);
-	f->page = NULL;
 	l2arc_fill_free(f);
 	if (atomic_dec_and_test(&lc->fills_inflight))
 		wake_up(&lc->fills_wait);
@@ -441,23 +434,30 @@ static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 /* Issue the read of an attached fill; process context. */
 static void l2arc_fill_submit(struct l2arc_c *lc, struct l2arc_fill *f)
 {
-	unsigned int bytes = lc->block_sectors << SECTOR_SHIFT;
+	unsigned int nr = lc->block_pages;
 
 	INIT_WORK(&f->work, l2arc_fill_done);
 	if (f->from_l2) {
-		bio_init(&f->bio, lc->cache->bdev, &f->bvec, 1, REQ_OP_READ);
+		bio_init(&f->bio, lc->cache->bdev, f->bvecs, nr, REQ_OP_READ);
 		f->bio.bi_iter.bi_sector = (sector_t)f->l2_slot << lc->block_shift;
 	} else {
-		bio_init(&f->bio, lc->origin->bdev, &f->bvec, 1, REQ_OP_READ);
+		bio_init(&f->bio, lc->origin->bdev, f->bvecs, nr, REQ_OP_READ);
 		f->bio.bi_iter.bi_sector = f->oblock << lc->block_shift;
 	}
-	__bio_add_page(&f->bio, f->page, bytes, 0);
+	l2arc_buf_add_to_bio(&f->bio, f->buf);
 	f->bio.bi_end_io = l2arc_fill_endio;
 	f->bio.bi_private = f;
 	submit_bio_noacct(&f->bio);
 }
 
 /* ---- Reads ---- */
+
+/* A read goes around the ARC, or a read-ahead is skipped, for lack of memory. */
+static void l2arc_throttled(struct l2arc_c *lc)
+{
+	lc->stats[L2ARC_STAT_MEMORY_THROTTLE]++;
+	WRITE_ONCE(lc->throttle_at, jiffies | 1);
+}
 
 /* c grows back towards c_max, one block a miss, once pressure is over. */
 static void l2arc_grow(struct l2arc_c *lc)
@@ -538,7 +538,7 @@ static struct arc_hdr *l2arc_lookup_prepare(struct l2arc_c *lc, u64 block,
 			*spare = arc_hdr_alloc(GFP_NOWAIT | __GFP_NOWARN);
 		spin_lock_bh(&lc->arc.lock);
 		if (!*f || !*spare) {
-			lc->stats[L2ARC_STAT_MEMORY_THROTTLE]++;
+			l2arc_throttled(lc);
 			return ERR_PTR(-ENOMEM);
 		}
 	}
@@ -659,7 +659,7 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio)
 		    lc->block_shift;
 	struct l2arc_fill *f = NULL, *started = NULL;
 	struct arc_hdr *spare = NULL, *hdr;
-	struct page *page = NULL;
+	struct l2arc_buf *buf = NULL;
 	bool was_prefetch;
 	int r;
 
@@ -682,7 +682,7 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio)
 	was_prefetch = hdr && (hdr->flags & ARC_F_PREFETCH);
 	r = arc_access(&lc->arc, to_oblock(block), 0, &spare, &hdr);
 	if (r < 0) {
-		lc->stats[L2ARC_STAT_MEMORY_THROTTLE]++;
+		l2arc_throttled(lc);
 		spin_unlock_bh(&lc->arc.lock);
 		goto uncached;
 	}
@@ -696,8 +696,8 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio)
 			bio_list_add(&((struct l2arc_fill *)hdr->data)->waiters,
 				     bio);
 		} else {
-			page = hdr->data;
-			get_page(page);
+			buf = hdr->data;
+			l2arc_buf_get(buf);
 		}
 	} else {
 		l2arc_count(lc, r, false, false);
@@ -714,9 +714,9 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio)
 		l2arc_fill_free(f);
 	if (spare)
 		arc_hdr_free(spare);
-	if (page) {
-		l2arc_copy_to_bio(lc, bio, page);
-		put_page(page);
+	if (buf) {
+		l2arc_copy_to_bio(lc, bio, buf);
+		l2arc_buf_put(lc, buf);
 		bio_endio(bio);
 	}
 	if (started)
@@ -888,7 +888,8 @@ static unsigned long l2arc_shrink_count(struct shrinker *s,
 		       arc_list_size(&lc->arc, ARC_T2);
 
 	if (resident > lc->c_min)
-		return (resident - lc->c_min) << lc->block_order;
+		return l2arc_pool_pages(&lc->pool) +
+		       (resident - lc->c_min) * lc->block_pages;
 	/* the ARC is at arc_min: L2-only headers may go, a page's worth each */
 	return arc_list_size(&lc->arc, ARC_LIST_L2ONLY) /
 	       (PAGE_SIZE / sizeof(struct arc_hdr));
@@ -925,20 +926,24 @@ static u64 l2arc_resident(struct l2arc_c *lc)
 }
 
 /*
- * Give memory back: c shrinks by the blocks asked for, never below c_min,
- * and the directory trims its lists to the paper's invariants for the new
- * c, at most L2ARC_LOCK_BATCH blocks of c per lock hold.  Returns pages
- * freed.
+ * Give memory back: first the pool's free pages; then c shrinks by the
+ * blocks still asked for, never below c_min, and the directory trims its
+ * lists to the paper's invariants for the new c, at most L2ARC_LOCK_BATCH
+ * blocks of c per lock hold (the evicted buffers' pages pass through the
+ * pool, which is emptied again).  Returns pages freed.
  */
 static unsigned long l2arc_shrink_scan(struct shrinker *s,
 				       struct shrink_control *sc)
 {
 	struct l2arc_c *lc = l2arc_shrinker_private(s);
-	u64 want = max_t(u64, 1, sc->nr_to_scan >> lc->block_order);
-	u64 target, c, before, blocks = 0;
+	u64 want, target, c, before, blocks = 0;
 	struct l2arc_hold h;
 	unsigned long freed;
 
+	freed = l2arc_pool_shrink(&lc->pool, sc->nr_to_scan);
+	if (freed >= sc->nr_to_scan)
+		return freed;
+	want = max_t(u64, 1, (sc->nr_to_scan - freed) / lc->block_pages);
 	l2arc_bulk_lock(lc, &h);
 	c = min(arc_c(&lc->arc), l2arc_resident(lc));
 	target = c > lc->c_min + want ? c - want : lc->c_min;
@@ -953,10 +958,10 @@ static unsigned long l2arc_shrink_scan(struct shrinker *s,
 	}
 	lc->stats[L2ARC_STAT_SHRINKS] += blocks;
 	lc->last_shrink = jiffies;
-	freed = blocks << lc->block_order;
-	if (!freed && arc_c(&lc->arc) <= lc->c_min)
+	if (!blocks && !freed && arc_c(&lc->arc) <= lc->c_min)
 		freed = l2arc_shrink_l2only(lc, &h, sc->nr_to_scan);
 	l2arc_bulk_unlock(lc, &h);
+	freed += l2arc_pool_shrink(&lc->pool, ULONG_MAX);
 
 	return freed ? freed : SHRINK_STOP;
 }
@@ -978,6 +983,7 @@ static void l2arc_dtr(struct dm_target *ti)
 		destroy_workqueue(lc->wq);
 	if (lc->arc_ready)
 		arc_exit(&lc->arc);
+	l2arc_pool_exit(&lc->pool);
 	l2arc_l2_exit(lc);
 	if (lc->cache)
 		dm_put_device(ti, lc->cache);
@@ -1073,6 +1079,7 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	mutex_init(&lc->feed_mutex);
 	spin_lock_init(&lc->wr_lock);
 	lc->wr_tree = RB_ROOT_CACHED;
+	l2arc_pool_init(&lc->pool, 1);
 	INIT_LIST_HEAD(&lc->l2_reads);
 	init_waitqueue_head(&lc->l2_read_wait);
 	/* unique among the targets of one table (a concatenation) */
@@ -1088,7 +1095,8 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	lc->block_sectors = lc->table.block_sectors;
 	lc->block_shift = ilog2(lc->block_sectors);
-	lc->block_order = lc->block_shift - (PAGE_SHIFT - SECTOR_SHIFT);
+	lc->block_pages = (lc->block_sectors << SECTOR_SHIFT) >> PAGE_SHIFT;
+	l2arc_pool_init(&lc->pool, lc->block_pages);
 	lc->tun = lc->table.tun;
 
 	r = l2arc_get_devices(lc, ti);
@@ -1165,6 +1173,24 @@ static void l2arc_resume(struct dm_target *ti)
 
 /* ---- Status, messages, devices and limits ---- */
 
+/* A throttled read makes the status say "throttled" for this long. */
+#define L2ARC_THROTTLE_SHOWN	(10 * HZ)
+
+/*
+ * The health word of the status line: "degraded" once the cache device is
+ * dropped, "throttled" while reads go around the ARC for lack of memory
+ * (one in the last 10 s), both joined by a comma, else "ok".
+ */
+static const char *l2arc_health(struct l2arc_c *lc)
+{
+	unsigned long at = READ_ONCE(lc->throttle_at);
+	bool throttled = at && time_before(jiffies, at + L2ARC_THROTTLE_SHOWN);
+
+	if (READ_ONCE(lc->l2_failed))
+		return throttled ? "degraded,throttled" : "degraded";
+	return throttled ? "throttled" : "ok";
+}
+
 static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 			    unsigned int maxlen, unsigned int *szp)
 {
@@ -1202,7 +1228,7 @@ static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 	for (id = L2ARC_P_DEV_FIRST; id <= L2ARC_P_DEV_LAST; id++)
 		DMEMIT(" %s %llu", l2arc_param_name(id),
 		       l2arc_dev_param(&lc->tun, id));
-	DMEMIT(" %s", READ_ONCE(lc->l2_failed) ? "degraded" : "ok");
+	DMEMIT(" %s", l2arc_health(lc));
 	*szp = sz;
 }
 
@@ -1458,12 +1484,9 @@ static int __init dm_l2arc_init(void)
 {
 	int r;
 
-	l2arc_fill_cache = KMEM_CACHE(l2arc_fill, 0);
-	if (!l2arc_fill_cache)
-		return -ENOMEM;
 	r = arc_module_init();
 	if (r)
-		goto bad_arc;
+		return r;
 	r = l2arc_stats_init();
 	if (r)
 		goto bad_stats;
@@ -1478,8 +1501,6 @@ bad_register:
 	l2arc_stats_exit();
 bad_stats:
 	arc_module_exit();
-bad_arc:
-	kmem_cache_destroy(l2arc_fill_cache);
 	return r;
 }
 
@@ -1488,7 +1509,6 @@ static void __exit dm_l2arc_exit(void)
 	dm_unregister_target(&l2arc_target);
 	l2arc_stats_exit();
 	arc_module_exit();
-	kmem_cache_destroy(l2arc_fill_cache);
 }
 
 module_init(dm_l2arc_init);

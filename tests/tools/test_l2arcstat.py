@@ -138,7 +138,8 @@ l2_evict_l1cached l2_abort_lowmem l2_cksum_bad l2_io_error l2_size
 l2_asize l2_hdr_size l2_prefetch_asize l2_mru_asize l2_mfu_asize
 fills_discarded origin_read_errors writes write_invalidates arc_shrinks
 mru_blocks mfu_blocks mru_ghost_blocks mfu_ghost_blocks l2_evict_ahead
-l2_hdr_dropped l2_only_blocks l2_laps l2_degraded'''.split()
+l2_hdr_dropped l2_only_blocks l2_laps l2_degraded reads_around_writes
+l2_write_invalidates lock_hold_max_us buf_pool_size'''.split()
 
 SEC = 10 ** 9
 

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-l2arc: ARC buffers -- one block's data in order-0 pages.
+ *
+ * A block's data lives in an array of single pages (as OpenZFS's ABD keeps
+ * large buffers in scattered chunks), never in one high-order allocation:
+ * on a fragmented machine a 128 KiB block still finds 32 free pages where
+ * an order-5 allocation fails, and caching goes on.  A buffer is reference
+ * counted: the ARC holds one reference while the block is resident, a fill
+ * one while it reads, a reader one while it copies out, the feed one while
+ * it writes the block to the cache device.
+ *
+ * Pages of freed buffers go to a small per-device pool (struct
+ * l2arc_pool) and are taken from it first by new buffers: in a warm ARC
+ * every miss evicts a block, so the pages are recycled rather than given
+ * back to the page allocator and zeroed again when taken (Debian's kernels
+ * zero every allocation: init_on_alloc).  The pool holds at most
+ * max(256 pages, 2 blocks) and the shrinker empties it first.
+ *
+ * Context: everything here may run in process or softirq context (BHs
+ * off, under arc.lock too); nothing sleeps.  The pool's lock nests inside
+ * arc.lock.
+ */
+#include <linux/crc32c.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "dm-l2arc.h"
+
+/* The pool keeps at least this many pages. */
+#define L2ARC_POOL_MIN_PAGES	256
+
+/**
+ * l2arc_pool_init() - set up a device's page pool
+ * @p: the pool
+ * @block_pages: pages per block of the device
+ *
+ * May be called again while the pool is empty (once the block size is
+ * known).
+ */
+void l2arc_pool_init(struct l2arc_pool *p, unsigned int block_pages)
+{
+	spin_lock_init(&p->lock);
+	INIT_LIST_HEAD(&p->pages);
+	p->nr = 0;
+	p->max = max_t(unsigned int, L2ARC_POOL_MIN_PAGES, 2 * block_pages);
+}
+
+/**
+ * l2arc_pool_shrink() - give free pages of the pool back to the system
+ * @p: the pool
+ * @nr: how many at most
+ *
+ * Context: any but hard IRQ.
+ * Return: the pages freed.
+ */
+unsigned long l2arc_pool_shrink(struct l2arc_pool *p, unsigned long nr)
+{
+	unsigned long freed = 0;
+	LIST_HEAD(free);
+	struct page *page, *tmp;
+
+	spin_lock_bh(&p->lock);
+	while (freed < nr && !list_empty(&p->pages)) {
+		list_move(p->pages.next, &free);
+		p->nr--;
+		freed++;
+	}
+	spin_unlock_bh(&p->lock);
+	list_for_each_entry_safe(page, tmp, &free, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+	return freed;
+}
+
+/**
+ * l2arc_pool_exit() - free every page of the pool (table destruction)
+ * @p: the pool
+ */
+void l2arc_pool_exit(struct l2arc_pool *p)
+{
+	l2arc_pool_shrink(p, ULONG_MAX);
+}
+
+/**
+ * l2arc_pool_pages() - free pages in the pool now
+ * @p: the pool
+ *
+ * Return: the count (a snapshot).
+ */
+unsigned int l2arc_pool_pages(struct l2arc_pool *p)
+{
+	return READ_ONCE(p->nr);
+}
+
+static struct page *l2arc_pool_get(struct l2arc_pool *p, gfp_t gfp)
+{
+	struct page *page = NULL;
+
+	spin_lock_bh(&p->lock);
+	if (!list_empty(&p->pages)) {
+		page = list_first_entry(&p->pages, struct page, lru);
+		list_del(&page->lru);
+		p->nr--;
+	}
+	spin_unlock_bh(&p->lock);
+	return page ?: alloc_page(gfp);
+}
+
+static void l2arc_pool_put(struct l2arc_pool *p, struct page *page)
+{
+	spin_lock_bh(&p->lock);
+	if (p->nr < p->max) {
+		list_add(&page->lru, &p->pages);
+		p->nr++;
+		page = NULL;
+	}
+	spin_unlock_bh(&p->lock);
+	if (page)
+		__free_page(page);
+}
+
+/**
+ * l2arc_buf_alloc() - a buffer for one block, pages from the pool first
+ * @lc: the device (its block size and pool)
+ * @gfp: allocation flags (%GFP_NOWAIT on the I/O path)
+ *
+ * The data is not initialised (a recycled page holds an old block's).
+ *
+ * Return: the buffer with one reference, or NULL.
+ */
+struct l2arc_buf *l2arc_buf_alloc(struct l2arc_c *lc, gfp_t gfp)
+{
+	unsigned int nr = lc->block_pages, i;
+	struct l2arc_buf *b;
+
+	b = kmalloc(struct_size(b, pages, nr), gfp);
+	if (!b)
+		return NULL;
+	refcount_set(&b->ref, 1);
+	b->nr = nr;
+	for (i = 0; i < nr; i++) {
+		b->pages[i] = l2arc_pool_get(&lc->pool, gfp);
+		if (!b->pages[i]) {
+			b->nr = i;
+			l2arc_buf_put(lc, b);
+			return NULL;
+		}
+	}
+	return b;
+}
+
+/**
+ * l2arc_buf_get() - take a reference
+ * @b: the buffer
+ */
+void l2arc_buf_get(struct l2arc_buf *b)
+{
+	refcount_inc(&b->ref);
+}
+
+/**
+ * l2arc_buf_put() - drop a reference; the last gives the pages to the pool
+ * @lc: the device
+ * @b: the buffer
+ */
+void l2arc_buf_put(struct l2arc_c *lc, struct l2arc_buf *b)
+{
+	unsigned int i;
+
+	if (!refcount_dec_and_test(&b->ref))
+		return;
+	for (i = 0; i < b->nr; i++)
+		l2arc_pool_put(&lc->pool, b->pages[i]);
+	kfree(b);
+}
+
+/**
+ * l2arc_buf_cksum() - crc32c of a block's data
+ * @b: the buffer
+ *
+ * Return: crc32c of the block, seed ~0 (the same as over one contiguous
+ * copy of it).
+ */
+u32 l2arc_buf_cksum(struct l2arc_buf *b)
+{
+	u32 crc = ~0U;
+	unsigned int i;
+
+	for (i = 0; i < b->nr; i++) {
+		void *p = kmap_local_page(b->pages[i]);
+
+		crc = crc32c(crc, p, PAGE_SIZE);
+		kunmap_local(p);
+	}
+	return crc;
+}
+
+/**
+ * l2arc_buf_to_bio() - copy the part of a block that @bio reads
+ * @b: the block's buffer
+ * @off: where @bio starts in the block, bytes
+ * @bio: a read of (part of) the block
+ */
+void l2arc_buf_to_bio(struct l2arc_buf *b, size_t off, struct bio *bio)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+
+	bio_for_each_segment(bv, bio, iter) {
+		unsigned int done = 0;
+
+		while (done < bv.bv_len) {
+			unsigned int poff = offset_in_page(off);
+			unsigned int n = min_t(unsigned int, bv.bv_len - done,
+					       PAGE_SIZE - poff);
+
+			memcpy_page(bv.bv_page, bv.bv_offset + done,
+				    b->pages[off >> PAGE_SHIFT], poff, n);
+			done += n;
+			off += n;
+		}
+	}
+}
+
+/**
+ * l2arc_buf_add_to_bio() - add a block's pages to a bio
+ * @bio: a bio with room for @b->nr more pages
+ * @b: the buffer
+ */
+void l2arc_buf_add_to_bio(struct bio *bio, struct l2arc_buf *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nr; i++)
+		__bio_add_page(bio, b->pages[i], PAGE_SIZE, 0);
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for ARC buffers (buf.c): a block in order-0 pages has the
+ * checksum of the same bytes in one piece, copies out at any sector
+ * offset, and its pages are recycled through the device's pool, which
+ * keeps no more than its bound and gives everything back when shrunk.
+ */
+#include <kunit/test.h>
+#include <linux/crc32c.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "dm-l2arc.h"
+
+#define BUF_TEST_PAGES	4	/* 16 KiB blocks (with 4 KiB pages) */
+
+static struct l2arc_c *buf_test_dev(struct kunit *test, unsigned int pages)
+{
+	struct l2arc_c *lc;
+
+	lc = kunit_kzalloc(test, sizeof(*lc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, lc);
+	lc->block_pages = pages;
+	lc->block_sectors = pages << (PAGE_SHIFT - SECTOR_SHIFT);
+	l2arc_pool_init(&lc->pool, pages);
+	test->priv = lc;
+	return lc;
+}
+
+static void buf_test_exit(struct kunit *test)
+{
+	struct l2arc_c *lc = test->priv;
+
+	if (lc)
+		l2arc_pool_exit(&lc->pool);
+}
+
+/* Fill @b with a pattern that differs at every byte of the block. */
+static void buf_test_fill(struct l2arc_buf *b, u8 *flat)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < b->nr; i++) {
+		u8 *p = kmap_local_page(b->pages[i]);
+
+		for (j = 0; j < PAGE_SIZE; j++)
+			p[j] = (u8)(i * 7 + j * 13 + (j >> 8));
+		memcpy(flat + i * PAGE_SIZE, p, PAGE_SIZE);
+		kunmap_local(p);
+	}
+}
+
+static void buf_test_cksum(struct kunit *test)
+{
+	struct l2arc_c *lc = buf_test_dev(test, BUF_TEST_PAGES);
+	size_t bytes = BUF_TEST_PAGES * PAGE_SIZE;
+	struct l2arc_buf *b;
+	u8 *flat;
+
+	flat = kunit_kmalloc(test, bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, flat);
+	b = l2arc_buf_alloc(lc, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_EQ(test, b->nr, BUF_TEST_PAGES);
+	buf_test_fill(b, flat);
+	KUNIT_EXPECT_EQ(test, l2arc_buf_cksum(b), crc32c(~0U, flat, bytes));
+	l2arc_buf_put(lc, b);
+}
+
+/* Copy 3 sectors from sector 7 (across a page boundary) into a bio. */
+static void buf_test_to_bio(struct kunit *test)
+{
+	struct l2arc_c *lc = buf_test_dev(test, BUF_TEST_PAGES);
+	size_t bytes = BUF_TEST_PAGES * PAGE_SIZE, off = 7 * SECTOR_SIZE;
+	struct bio_vec bvecs[2];
+	struct page *dst[2];
+	struct l2arc_buf *b;
+	struct bio bio;
+	u8 *flat, *p;
+	int i;
+
+	flat = kunit_kmalloc(test, bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, flat);
+	b = l2arc_buf_alloc(lc, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	buf_test_fill(b, flat);
+	for (i = 0; i < 2; i++) {
+		dst[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(test, dst[i]);
+	}
+	/* a 1.5 KiB read in two segments: 1 KiB at 3 KiB of a page, 512 B */
+	bio_init(&bio, NULL, bvecs, 2, REQ_OP_READ);
+	__bio_add_page(&bio, dst[0], 2 * SECTOR_SIZE, PAGE_SIZE - 1024);
+	__bio_add_page(&bio, dst[1], SECTOR_SIZE, 0);
+	l2arc_buf_to_bio(b, off, &bio);
+
+	p = kmap_local_page(dst[0]);
+	KUNIT_EXPECT_EQ(test, memcmp(p + PAGE_SIZE - 1024, flat + off, 1024), 0);
+	KUNIT_EXPECT_EQ(test, p[PAGE_SIZE - 1025], 0);
+	kunmap_local(p);
+	p = kmap_local_page(dst[1]);
+	KUNIT_EXPECT_EQ(test, memcmp(p, flat + off + 1024, SECTOR_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, p[SECTOR_SIZE], 0);
+	kunmap_local(p);
+
+	bio_uninit(&bio);
+	for (i = 0; i < 2; i++)
+		__free_page(dst[i]);
+	l2arc_buf_put(lc, b);
+}
+
+static void buf_test_pool(struct kunit *test)
+{
+	struct l2arc_c *lc = buf_test_dev(test, BUF_TEST_PAGES);
+	struct page *first[BUF_TEST_PAGES];
+	struct l2arc_buf *a, *b, *bufs[80];
+	unsigned int i, max = lc->pool.max;
+
+	KUNIT_EXPECT_EQ(test, max, 256);
+	a = l2arc_buf_alloc(lc, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	memcpy(first, a->pages, sizeof(first));
+
+	/* a reference keeps the pages; the last one gives them to the pool */
+	l2arc_buf_get(a);
+	l2arc_buf_put(lc, a);
+	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), 0);
+	l2arc_buf_put(lc, a);
+	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), BUF_TEST_PAGES);
+
+	/* the next buffer takes them back, most recently freed first */
+	b = l2arc_buf_alloc(lc, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), 0);
+	for (i = 0; i < BUF_TEST_PAGES; i++)
+		KUNIT_EXPECT_PTR_EQ(test, b->pages[i],
+				    first[BUF_TEST_PAGES - 1 - i]);
+	l2arc_buf_put(lc, b);
+
+	/* the pool keeps at most its bound */
+	for (i = 0; i < ARRAY_SIZE(bufs); i++) {
+		bufs[i] = l2arc_buf_alloc(lc, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, bufs[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(bufs); i++)
+		l2arc_buf_put(lc, bufs[i]);
+	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), max);
+
+	/* the shrinker takes what it asks for, then the rest */
+	KUNIT_EXPECT_EQ(test, l2arc_pool_shrink(&lc->pool, 10), 10);
+	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), max - 10);
+	KUNIT_EXPECT_EQ(test, l2arc_pool_shrink(&lc->pool, ULONG_MAX),
+			max - 10);
+	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), 0);
+}
+
+/* 1 MiB blocks: the pool keeps two blocks' pages. */
+static void buf_test_pool_bound(struct kunit *test)
+{
+	struct l2arc_c *lc = buf_test_dev(test, 256);
+
+	KUNIT_EXPECT_EQ(test, lc->pool.max, 512);
+}
+
+static struct kunit_case buf_test_cases[] = {
+	KUNIT_CASE(buf_test_cksum),
+	KUNIT_CASE(buf_test_to_bio),
+	KUNIT_CASE(buf_test_pool),
+	KUNIT_CASE(buf_test_pool_bound),
+	{}
+};
+
+static struct kunit_suite buf_test_suite = {
+	.name = "dm_l2arc_buf",
+	.exit = buf_test_exit,
+	.test_cases = buf_test_cases,
+};
+
+kunit_test_suite(buf_test_suite);
