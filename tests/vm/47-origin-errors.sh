@@ -10,7 +10,7 @@
 #  - sectors 128-135 and 0-63: read through the target = the origin's
 #    data, although the fill of block 0 fails;
 #  - sectors 64-71: EIO, as on the origin;
-#  - two reads waiting on the same fill (the origin held by dm-delay 1 s),
+#  - two reads waiting on the same fill (the origin held by dm-delay 4 s),
 #    one of 128-135 and one of 64-71: the first succeeds, the second fails;
 #  - counters: origin_read_errors counts the failed fills (3), nothing of
 #    block 0 is cached (data_size 0 after the reads), and a good block
@@ -24,7 +24,7 @@ dd if=/dev/urandom of=/dev/ram0 bs=1M count=64 oflag=direct status=none
 dm_create oe "0 64 linear /dev/ram0 0
 64 8 error
 72 $((len - 72)) linear /dev/ram0 72"
-dm_create oed "0 $len delay /dev/mapper/oe 0 1000"
+dm_create oed "0 $len delay /dev/mapper/oe 0 4000"
 dm_create l2e "0 $len l2arc /dev/mapper/oe - 256 4 arc_max 16777216 prefetch_disable 1"
 dev=/dev/mapper/l2e
 proc=$(proc_of l2e)
