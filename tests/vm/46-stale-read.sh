@@ -5,9 +5,10 @@
 # Never stale: a read issued after a write completed returns the written
 # data (issue 9, section 1), with the read that overlapped the write held
 # deterministically:
-#  - origin "sro" = dm-delay, reads not delayed, writes delayed 1 s, over
-#    a memory-backed null_blk whose completions come 1 s after the data is
-#    transferred (irqmode 2): a read sees the data at once but completes
+#  - origin "sro" = dm-delay, reads not delayed, writes delayed 3 s, over
+#    a memory-backed null_blk whose completions come 3 s after the data is
+#    transferred (irqmode 2: 3 s, so that a loaded host still starts the
+#    next actor in time): a read sees the data at once but completes
 #    later;
 #  - an ARC-only l2arc device over it, 4 KiB blocks; block 100 holds "A".
 #  tests/vm/stale_read.py then (one process forking its actors, so that
@@ -38,17 +39,17 @@ fs=/sys/kernel/debug/sched/fair_server/cpu1/runtime
 [[ -f $fs ]] && add_cleanup eval "echo $(cat $fs) >$fs"	# stale_read.py sets it
 [[ -f /proc/sys/kernel/timer_migration ]] && echo 0 >/proc/sys/kernel/timer_migration
 
-mk_nullb sro0 size=8 memory_backed=1 irqmode=2 completion_nsec=1000000000 \
+mk_nullb sro0 size=8 memory_backed=1 irqmode=2 completion_nsec=3000000000 \
 	submit_queues=2 no_sched=1
 nb=$NULLB_DEV
 len=$(sectors "$nb")
 A=$L2ARC_TEST_OUT/A B=$L2ARC_TEST_OUT/B
 head -c 4096 /dev/zero | tr '\0' A >"$A"
 head -c 4096 /dev/zero | tr '\0' B >"$B"
-# "A" everywhere, in one write (every request completes after 1 s)
+# "A" everywhere, in one write (every request completes after 3 s)
 head -c 1048576 /dev/zero | tr '\0' A >"$L2ARC_TEST_OUT/A1M"
 dd if="$L2ARC_TEST_OUT/A1M" of="$nb" bs=1M count=1 oflag=direct status=none
-dm_create sro "0 $len delay $nb 0 0 $nb 0 1000"
+dm_create sro "0 $len delay $nb 0 0 $nb 0 3000"
 hex() { head -c 8 "$1" | od -An -tx1 | tr -d ' \n'; }
 
 one_round() {	# one_round NAME PREFETCH_DISABLE
