@@ -249,11 +249,12 @@ static void arc_evict_data(struct arc *arc, struct arc_hdr *hdr)
 {
 	void *data = hdr->data;
 
+	if (data) {
+		/* the target sees ARC_F_PREFETCH as it was */
+		hdr->data = NULL;
+		arc->ops->evict_data(arc, hdr, data);
+	}
 	hdr->flags &= ~ARC_F_PREFETCH;
-	if (!data)
-		return;
-	hdr->data = NULL;
-	arc->ops->evict_data(arc, hdr, data);
 }
 
 /* Clear ARC_F_L2 and tell the target, before @hdr may be freed. */

@@ -155,8 +155,10 @@ struct arc;
  * struct arc_ops - callbacks from the directory to the target.
  * @evict_data: @hdr leaves T1/T2 (REPLACE, a shrink, an invalidation or
  *	arc_exit()) with data; the target drops its reference to @data, which
- *	is non-NULL.  @hdr->data is already NULL and must stay NULL.  Not
- *	called for a resident header that has no data yet.  Called with
+ *	is non-NULL.  @hdr->data is already NULL and must stay NULL;
+ *	%ARC_F_PREFETCH still tells whether the block was a prefetch block
+ *	(the directory clears it after the call).  Not called for a resident
+ *	header that has no data yet.  Called with
  *	@arc->lock held: must not sleep, must not call back into the
  *	directory.
  * @l2_drop: optional; %ARC_F_L2 was just cleared on @hdr by

@@ -199,29 +199,35 @@ u32 l2arc_buf_cksum(struct l2arc_buf *b)
 }
 
 /**
- * l2arc_buf_to_bio() - copy the part of a block that @bio reads
+ * l2arc_buf_copy_to_bio() - copy part of a block into a read
  * @b: the block's buffer
- * @off: where @bio starts in the block, bytes
- * @bio: a read of (part of) the block
+ * @boff: where the part starts in the block, bytes
+ * @bio: the read (its iterator is not advanced)
+ * @bio_off: where the part goes in @bio, bytes from its start
+ * @len: the part's length, bytes; @boff + @len <= the block's size
  */
-void l2arc_buf_to_bio(struct l2arc_buf *b, size_t off, struct bio *bio)
+void l2arc_buf_copy_to_bio(struct l2arc_buf *b, size_t boff, struct bio *bio,
+			   size_t bio_off, size_t len)
 {
-	struct bvec_iter iter;
-	struct bio_vec bv;
+	struct bvec_iter it = bio->bi_iter;
 
-	bio_for_each_segment(bv, bio, iter) {
-		unsigned int done = 0;
+	bio_advance_iter(bio, &it, bio_off);
+	while (len) {
+		struct bio_vec bv = bio_iter_iovec(bio, it);
+		unsigned int seg = min_t(size_t, bv.bv_len, len), done = 0;
 
-		while (done < bv.bv_len) {
-			unsigned int poff = offset_in_page(off);
-			unsigned int n = min_t(unsigned int, bv.bv_len - done,
+		while (done < seg) {
+			unsigned int poff = offset_in_page(boff);
+			unsigned int n = min_t(unsigned int, seg - done,
 					       PAGE_SIZE - poff);
 
 			memcpy_page(bv.bv_page, bv.bv_offset + done,
-				    b->pages[off >> PAGE_SHIFT], poff, n);
+				    b->pages[boff >> PAGE_SHIFT], poff, n);
 			done += n;
-			off += n;
+			boff += n;
 		}
+		bio_advance_iter_single(bio, &it, seg);
+		len -= seg;
 	}
 }
 

@@ -202,6 +202,12 @@ enum l2arc_stat {
 	L2ARC_STAT_READS_AROUND_WRITES,	/* read around, write in flight */
 	L2ARC_STAT_L2_WRITE_INVALIDATES,/* L2 copies dropped by writes */
 	L2ARC_STAT_LOCK_HOLD_MAX_NS,	/* longest bulk hold of arc.lock */
+	L2ARC_STAT_READ_BIOS,		/* demand read bios mapped */
+	L2ARC_STAT_FILL_RUNS,		/* origin reads of fills (runs) */
+	L2ARC_STAT_FILL_RUN_BLOCKS,	/* blocks in them */
+	L2ARC_STAT_L2_READ_RUNS,	/* cache device reads (runs) */
+	L2ARC_STAT_L2_READ_RUN_BLOCKS,	/* blocks in them */
+	L2ARC_STAT_PREFETCH_EVICTED_UNUSED, /* read ahead, never demanded */
 	L2ARC_STAT_NR,
 };
 
@@ -300,11 +306,16 @@ struct l2arc_pool {
  *            @arc.lock held too, so that a reader holding @arc.lock that
  *            sees 0 knows no write of its block has been issued
  * @arc_ready: @arc is initialised (for the dtr of a half-built target)
- * @fills_inflight: fills issued and not yet done (read-aheads included)
+ * @fills_inflight: runs issued and not yet done (read-aheads included)
  * @fills_wait: woken when @fills_inflight drops to 0
- * @wq: runs fill completions (they need @arc.lock, which is BH-safe only)
+ * @wq: runs the completions of runs that cannot finish where their bio
+ *      completes (@arc.lock is BH-safe only)
  * @shrinker: gives ARC memory back under pressure
  * @pool: free pages for new buffers
+ * @bs: bio set of the runs' reads and of reads around the ARC
+ * @bs_ready: @bs is initialised
+ * @runs_deferred: runs whose completion went to @wq (hard IRQ context or
+ *                 an error)
  * @throttle_at: jiffies of the last read sent around the ARC for lack of
  *               memory (status says "throttled" for 10 s after), 0: never
  * @proc: this device's /proc/dm-l2arc/<name> directory, while resumed
@@ -325,7 +336,7 @@ struct l2arc_pool {
  * @l2_rmap: slot -> header whose copy (or feed write) is there, or NULL
  * @l2_cksum: slot -> crc32c of the copy there (valid while its header has
  *            %ARC_F_L2 and that header's l2_slot is the slot)
- * @l2_reads: fills reading the cache device (struct l2arc_fill.l2_node)
+ * @l2_reads: runs reading the cache device (struct l2arc_run.l2_node)
  * @l2_read_wait: the feed waits here for reads of the slots it is about
  *                to overwrite; woken when a fill leaves @l2_reads
  * @l2_region_start: first slot of the region the feed is about to
@@ -372,6 +383,9 @@ struct l2arc_c {
 	struct l2arc_shrinker shrinker;
 	struct l2arc_pool pool;
 	unsigned long throttle_at;
+	struct bio_set bs;
+	bool bs_ready;
+	atomic64_t runs_deferred;
 	struct proc_dir_entry *proc;
 	char name[48];
 	u64 crtime;
@@ -403,26 +417,37 @@ struct l2arc_c {
 	bool feed_active;
 };
 
+struct l2arc_io;
+struct l2arc_run;
+
 /**
- * struct l2arc_fill - one read of a whole block into a new ARC buffer,
- * from the cache device when it holds the block, else from the origin
- * @work: completion work, on the device's workqueue
- * @lc: the device
- * @hdr: the block's header, pinned until the fill is done
+ * struct l2arc_wait - one block of a read: the buffer of a hit, or the
+ * read's place among the waiters of the block's fill (io.c)
+ * @next: the next waiter of the same fill
+ * @io: the read (its per-bio data)
+ * @block: the block
+ * @hit: the block's buffer, referenced, while a hit is copied out
+ */
+struct l2arc_wait {
+	struct l2arc_wait *next;
+	struct l2arc_io *io;
+	u64 block;
+	struct l2arc_buf *hit;
+};
+
+/**
+ * struct l2arc_fill - one block being read into a new ARC buffer, as
+ * part of a run (io.c)
+ * @hdr: the block's header, pinned until the run is done
  * @buf: the buffer; one reference is the fill's, the ARC takes its own
  *       when the fill installs
  * @waiters: reads waiting for the data; under arc.lock until completion
- * @l2_node: link in &l2arc_c.l2_reads while the cache device is read
- * @oblock: the block
- * @status: the read's result
- * @from_l2: reading the cache device's copy (at @l2_slot)
+ * @l2_cksum: crc32c the copy must have (when the run reads the cache
+ *            device)
  * @detached: a write to the block took the fill off its header: it
  *            installs nothing, and only the reads that were waiting
  *            before the write get its data
- * @l2_slot: slot of the copy
- * @l2_cksum: crc32c the copy must have
- * @bio: the read
- * @bvecs: its segments, one a page of @buf
+ * @bad: its copy failed the checksum (or the run's read failed)
  *
  * A fill is attached to its header only while no write to the block is
  * in flight (l2arc_map_read() checks, under arc.lock), and a write that
@@ -432,20 +457,65 @@ struct l2arc_c {
  * had completed.
  */
 struct l2arc_fill {
-	struct work_struct work;
-	struct l2arc_c *lc;
 	struct arc_hdr *hdr;
 	struct l2arc_buf *buf;
-	struct bio_list waiters;
+	struct l2arc_wait *waiters;
+	u32 l2_cksum;
+	bool detached;
+	bool bad;
+};
+
+/**
+ * struct l2arc_run - consecutive fills read with one bio (io.c)
+ * @work: completion on the device's workqueue (errors, hard IRQ context)
+ * @next: the next run of the same map, until it is submitted
+ * @l2_node: link in &l2arc_c.l2_reads while it reads the cache device
+ * @lc: the device
+ * @oblock: the first block (fill i reads block @oblock + i)
+ * @l2_slot: the first slot, when it reads the cache device (fill i reads
+ *           slot @l2_slot + i)
+ * @bio: the read, from &l2arc_c.bs, the pages of every fill's buffer
+ * @status: the read's result
+ * @from_l2: it reads consecutive slots of the cache device, else
+ *           consecutive blocks of the origin
+ * @checked: the checksums were verified (@f[].bad set)
+ * @nr: fills
+ * @max: room for this many
+ * @f: the fills, in block (and slot) order
+ */
+struct l2arc_run {
+	struct work_struct work;
+	struct l2arc_run *next;
 	struct list_head l2_node;
+	struct l2arc_c *lc;
 	u64 oblock;
+	u32 l2_slot;
+	struct bio *bio;
 	blk_status_t status;
 	bool from_l2;
-	bool detached;
-	u32 l2_slot;
-	u32 l2_cksum;
-	struct bio bio;
-	struct bio_vec bvecs[];
+	bool checked;
+	unsigned int nr;
+	unsigned int max;
+	struct l2arc_fill f[];
+};
+
+/**
+ * struct l2arc_io - per-bio data of the target (io.c)
+ * @wr: a write's entry in the tree of writes in flight
+ * @tracked: @wr is in the tree (a write, discard or write-zeroes with
+ *           data); false for every other bio
+ * @pending: a read's parts not done yet (its own map's included)
+ * @status: a read's first error
+ * @waits: a read's blocks (@wait1 for a read of one block)
+ * @wait1: the one block of a read of one block
+ */
+struct l2arc_io {
+	struct l2arc_wrange wr;
+	bool tracked;
+	atomic_t pending;
+	blk_status_t status;
+	struct l2arc_wait *waits;
+	struct l2arc_wait wait1;
 };
 
 /**
@@ -465,7 +535,10 @@ const char *l2arc_param_name(enum l2arc_param_id id);
 int l2arc_dev_param_lookup(const char *name);
 u64 l2arc_dev_param(const struct l2arc_tunables *own, enum l2arc_param_id id);
 
-/* target.c */
+/* io.c */
+extern const struct arc_ops l2arc_arc_ops;
+int l2arc_map(struct dm_target *ti, struct bio *bio);
+int l2arc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
 void l2arc_bulk_lock(struct l2arc_c *lc, struct l2arc_hold *h);
 void l2arc_bulk_unlock(struct l2arc_c *lc, struct l2arc_hold *h);
 bool l2arc_bulk_due(struct l2arc_hold *h);
@@ -483,12 +556,13 @@ struct l2arc_buf *l2arc_buf_alloc(struct l2arc_c *lc, gfp_t gfp);
 void l2arc_buf_get(struct l2arc_buf *b);
 void l2arc_buf_put(struct l2arc_c *lc, struct l2arc_buf *b);
 u32 l2arc_buf_cksum(struct l2arc_buf *b);
-void l2arc_buf_to_bio(struct l2arc_buf *b, size_t off, struct bio *bio);
+void l2arc_buf_copy_to_bio(struct l2arc_buf *b, size_t boff, struct bio *bio,
+			   size_t bio_off, size_t len);
 void l2arc_buf_add_to_bio(struct bio *bio, struct l2arc_buf *b);
 
 /* l2.c */
 bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot);
-void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_fill *f);
+void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_run *run);
 void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr);
 void l2arc_l2_error(struct l2arc_c *lc);
 u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget);

@@ -182,17 +182,17 @@ bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot)
 }
 
 /**
- * l2arc_l2_read_done() - a fill's read of the cache device is over
+ * l2arc_l2_read_done() - a run's read of the cache device is over
  * @lc: the device
- * @f: the fill, on @lc->l2_reads
+ * @run: the run, on @lc->l2_reads
  *
  * Takes it off the list and wakes a feed waiting for its slot.
  *
  * Context: arc.lock held.
  */
-void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_fill *f)
+void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_run *run)
 {
-	list_del_init(&f->l2_node);
+	list_del_init(&run->l2_node);
 	if (wq_has_sleeper(&lc->l2_read_wait))
 		wake_up(&lc->l2_read_wait);
 }
@@ -359,12 +359,12 @@ static void l2arc_scan_reset(struct l2arc_c *lc)
 /* Is a read of a slot in the feed's region in flight?  arc.lock held. */
 static unsigned int l2arc_region_reads(struct l2arc_c *lc)
 {
-	struct l2arc_fill *f;
+	struct l2arc_run *run;
 	unsigned int n = 0;
 
-	list_for_each_entry(f, &lc->l2_reads, l2_node)
-		if (f->l2_slot >= lc->l2_region_start &&
-		    f->l2_slot < lc->l2_region_end)
+	list_for_each_entry(run, &lc->l2_reads, l2_node)
+		if (run->l2_slot < lc->l2_region_end &&
+		    run->l2_slot + run->nr > lc->l2_region_start)
 			n++;
 	return n;
 }

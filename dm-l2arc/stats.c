@@ -58,7 +58,9 @@ enum l2arc_row {
 	R_MRU_BLOCKS, R_MFU_BLOCKS, R_MRU_GHOST_BLOCKS, R_MFU_GHOST_BLOCKS,
 	R_L2_EVICT_AHEAD, R_L2_HDR_DROPPED, R_L2_ONLY_BLOCKS, R_L2_LAPS,
 	R_L2_DEGRADED, R_READS_AROUND_WRITES, R_L2_WRITE_INVALIDATES,
-	R_LOCK_HOLD_MAX_US, R_BUF_POOL_SIZE,
+	R_LOCK_HOLD_MAX_US, R_BUF_POOL_SIZE, R_READ_BIOS, R_FILL_RUNS,
+	R_FILL_RUN_BLOCKS, R_L2_READ_RUNS, R_L2_READ_RUN_BLOCKS,
+	R_RUNS_DEFERRED, R_PREFETCH_EVICTED_UNUSED,
 	R_NR,
 };
 
@@ -135,6 +137,13 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_L2_WRITE_INVALIDATES] = "l2_write_invalidates",
 	[R_LOCK_HOLD_MAX_US] = "lock_hold_max_us",
 	[R_BUF_POOL_SIZE] = "buf_pool_size",
+	[R_READ_BIOS] = "read_bios",
+	[R_FILL_RUNS] = "fill_runs",
+	[R_FILL_RUN_BLOCKS] = "fill_run_blocks",
+	[R_L2_READ_RUNS] = "l2_read_runs",
+	[R_L2_READ_RUN_BLOCKS] = "l2_read_run_blocks",
+	[R_RUNS_DEFERRED] = "runs_deferred",
+	[R_PREFETCH_EVICTED_UNUSED] = "prefetch_evicted_unused",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -186,6 +195,12 @@ static const struct {
 	{ R_L2_HDR_DROPPED, L2ARC_STAT_L2_HDR_DROPPED },
 	{ R_READS_AROUND_WRITES, L2ARC_STAT_READS_AROUND_WRITES },
 	{ R_L2_WRITE_INVALIDATES, L2ARC_STAT_L2_WRITE_INVALIDATES },
+	{ R_READ_BIOS, L2ARC_STAT_READ_BIOS },
+	{ R_FILL_RUNS, L2ARC_STAT_FILL_RUNS },
+	{ R_FILL_RUN_BLOCKS, L2ARC_STAT_FILL_RUN_BLOCKS },
+	{ R_L2_READ_RUNS, L2ARC_STAT_L2_READ_RUNS },
+	{ R_L2_READ_RUN_BLOCKS, L2ARC_STAT_L2_READ_RUN_BLOCKS },
+	{ R_PREFETCH_EVICTED_UNUSED, L2ARC_STAT_PREFETCH_EVICTED_UNUSED },
 };
 
 static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */
@@ -246,6 +261,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_MFU_GHOST_BLOCKS] = b2;
 
 	vals[R_BUF_POOL_SIZE] = (u64)l2arc_pool_pages(&lc->pool) << PAGE_SHIFT;
+	vals[R_RUNS_DEFERRED] = atomic64_read(&lc->runs_deferred);
 	vals[R_L2_NDEV] = lc->cache && !READ_ONCE(lc->l2_failed);
 	vals[R_L2_DEGRADED] = READ_ONCE(lc->l2_failed);
 	vals[R_L2_SIZE] = l2_blocks << shift;

@@ -139,7 +139,9 @@ l2_asize l2_hdr_size l2_prefetch_asize l2_mru_asize l2_mfu_asize
 fills_discarded origin_read_errors writes write_invalidates arc_shrinks
 mru_blocks mfu_blocks mru_ghost_blocks mfu_ghost_blocks l2_evict_ahead
 l2_hdr_dropped l2_only_blocks l2_laps l2_degraded reads_around_writes
-l2_write_invalidates lock_hold_max_us buf_pool_size'''.split()
+l2_write_invalidates lock_hold_max_us buf_pool_size read_bios fill_runs
+fill_run_blocks l2_read_runs l2_read_run_blocks runs_deferred
+prefetch_evicted_unused'''.split()
 
 SEC = 10 ** 9
 

@@ -280,6 +280,8 @@ check_rows() {
 		need(v["mru_ghost_hits"] + v["mfu_ghost_hits"] <= v["misses"], "ghost hits <= misses")
 		if (slots > 0)
 			need(v["l2_hits"] + v["l2_misses"] == v["misses"], "l2_hits + l2_misses = misses")
+		need(v["fill_run_blocks"] + v["l2_read_run_blocks"] == v["misses"],
+			"fill_run_blocks + l2_read_run_blocks = misses")
 		need(v["c_min"] <= v["c"] && v["c"] <= v["c_max"], "c_min <= c <= c_max")
 		need(v["p"] <= v["c"], "p <= c")
 		need(v["mru_blocks"] + v["mfu_blocks"] <= v["c"] / bs, "T1 + T2 <= c")

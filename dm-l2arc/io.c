@@ -1,0 +1,1158 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-l2arc: the bio path -- map, reads in runs, fills, read-ahead, writes.
+ *
+ * Theory of operation
+ * ===================
+ *
+ * A bio is taken whole, whatever its size (device-mapper cuts it only
+ * where the origin's limits say, and l2arc_map_read() takes at most
+ * L2ARC_MAP_MAX_BLOCKS blocks of a read, leaving the rest to
+ * device-mapper's dm_accept_partial_bio()).
+ *
+ * Reads.  One pass over the bio's blocks under one hold of arc.lock takes
+ * each block's access in the ARC, in mapping order, and sorts the block:
+ *  - hit: resident with its data; the bio's part is copied out after the
+ *    lock is dropped (the buffer referenced meanwhile);
+ *  - iohit: its fill is in flight; the bio waits for it (struct
+ *    l2arc_wait, one per block waited for);
+ *  - miss: a fill is started: a new ARC buffer (order-0 pages, buf.c),
+ *    read from the cache device when it holds a valid copy that may be
+ *    read, else from the origin.  Consecutive misses that read the origin
+ *    become one run (struct l2arc_run: one bio for up to
+ *    L2ARC_RUN_MAX_BLOCKS blocks, straight into the new buffers' pages);
+ *    consecutive L2 hits whose slots are consecutive become one run on
+ *    the cache device.  Runs of one bio are issued under one plug, so
+ *    that the block layer merges them into requests as large as the
+ *    device takes.
+ * The bio completes when its last part does, with the first error of any.
+ * A block of a bio that a write in flight covers is not cached: the bio
+ * goes around the ARC to the origin (reads_around_writes), see "Never
+ * stale" in target.c.  When memory is short the rest of the bio from the
+ * block that could not get it goes around the ARC (memory_throttle_count).
+ *
+ * Completion.  A run's completion verifies the crc32c of each block it
+ * read from the cache device, installs the buffers in the ARC and copies
+ * each waiting bio's part, in the context the bio completes in when that
+ * context may take arc.lock (process or softirq context, as dm-verity
+ * verifies in a tasklet when it may): no workqueue hop on the common
+ * path.  From hard interrupt context, and for any run with an error or a
+ * checksum mismatch, it runs on the device's workqueue (one hop per run,
+ * never per block): a bad L2 block is read again from the origin, and
+ * when an origin read fails each waiting bio reads its own sectors of the
+ * block from the origin (a read fails only where the origin fails it).
+ *
+ * L2 hits are installed in the ARC like origin reads (as OpenZFS does):
+ * the access has already been taken by the ARC's rules (a ghost hit
+ * adapts p), and the block is then resident for the next reader.
+ *
+ * Writes, discards and write-zeroes are taken whole: one entry in the
+ * tree of writes in flight, one invalidation of their range, one bio to
+ * the origin in the shape the writer gave it (FUA and PREFLUSH kept).
+ */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/interval_tree_generic.h>
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+
+#include "dm-l2arc.h"
+
+/* After a shrink, c does not grow for this long (as ZFS's arc_grow_retry). */
+#define L2ARC_GROW_RETRY	(5 * HZ)
+
+/*
+ * A read map takes at most this many blocks (the rest of a larger bio is
+ * mapped again by device-mapper), so that one hold of arc.lock stays
+ * short.
+ */
+#define L2ARC_MAP_MAX_BLOCKS	256
+
+/*
+ * Blocks of one run: its bio holds their pages, at most BIO_MAX_VECS (1
+ * MiB); when memory for that many fills is short, a run of
+ * L2ARC_RUN_SHORT blocks.
+ */
+#define L2ARC_RUN_MAX_BLOCKS	BIO_MAX_VECS
+#define L2ARC_RUN_SHORT		32
+
+/* ---- Writes in flight ---- */
+
+#define L2ARC_WR_START(w)	((w)->start)
+#define L2ARC_WR_LAST(w)	((w)->last)
+
+INTERVAL_TREE_DEFINE(struct l2arc_wrange, rb, u64, subtree_last,
+		     L2ARC_WR_START, L2ARC_WR_LAST, static __maybe_unused,
+		     l2arc_wr)
+
+/* A write to blocks [first, last] is about to be issued; arc.lock held. */
+static void l2arc_wr_enter(struct l2arc_c *lc, struct l2arc_wrange *wr)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&lc->wr_lock, flags);
+	l2arc_wr_insert(wr, &lc->wr_tree);
+	atomic_inc(&lc->wr_count);
+	spin_unlock_irqrestore(&lc->wr_lock, flags);
+}
+
+/* The write has completed.  Any context. */
+static void l2arc_wr_exit(struct l2arc_c *lc, struct l2arc_wrange *wr)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&lc->wr_lock, flags);
+	l2arc_wr_remove(wr, &lc->wr_tree);
+	atomic_dec(&lc->wr_count);
+	spin_unlock_irqrestore(&lc->wr_lock, flags);
+}
+
+/*
+ * Is a write to any of blocks [first, last] in flight?  arc.lock held:
+ * every write entered before this call is seen (entries are made under
+ * arc.lock); one that completes meanwhile may still be.
+ */
+static bool l2arc_wr_overlaps(struct l2arc_c *lc, u64 first, u64 last)
+{
+	unsigned long flags;
+	bool found;
+
+	if (!atomic_read(&lc->wr_count))
+		return false;
+	spin_lock_irqsave(&lc->wr_lock, flags);
+	found = l2arc_wr_iter_first(&lc->wr_tree, first, last);
+	spin_unlock_irqrestore(&lc->wr_lock, flags);
+	return found;
+}
+
+/* ---- Bulk work under arc.lock ---- */
+
+/**
+ * l2arc_bulk_lock() - take arc.lock for bulk work
+ * @lc: the device
+ * @h: the hold, for l2arc_bulk_yield() and l2arc_bulk_unlock()
+ *
+ * Context: process context; returns with arc.lock held (BHs off).
+ */
+void l2arc_bulk_lock(struct l2arc_c *lc, struct l2arc_hold *h)
+	__acquires(&lc->arc.lock)
+{
+	spin_lock_bh(&lc->arc.lock);
+	h->t0 = ktime_get_ns();
+	h->n = 0;
+}
+
+/**
+ * l2arc_bulk_unlock() - end a bulk hold, recording its length
+ * @lc: the device
+ * @h: the hold
+ *
+ * The longest hold is the lock_hold_max_us row.
+ *
+ * Context: arc.lock held by l2arc_bulk_lock(); returns with it released.
+ */
+void l2arc_bulk_unlock(struct l2arc_c *lc, struct l2arc_hold *h)
+	__releases(&lc->arc.lock)
+{
+	u64 held = ktime_get_ns() - h->t0;
+
+	if (held > lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS])
+		lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS] = held;
+	spin_unlock_bh(&lc->arc.lock);
+}
+
+/**
+ * l2arc_bulk_due() - count one entry of bulk work
+ * @h: the hold
+ *
+ * Return: true when the hold has handled %L2ARC_LOCK_BATCH entries and
+ * should let others in (l2arc_bulk_relax()).
+ */
+bool l2arc_bulk_due(struct l2arc_hold *h)
+{
+	return ++h->n >= L2ARC_LOCK_BATCH;
+}
+
+/**
+ * l2arc_bulk_relax() - drop arc.lock, reschedule, take it again
+ * @lc: the device
+ * @h: the hold
+ *
+ * Anything not pinned may change or go meanwhile.
+ *
+ * Context: arc.lock held by l2arc_bulk_lock(); may sleep.
+ */
+void l2arc_bulk_relax(struct l2arc_c *lc, struct l2arc_hold *h)
+	__must_hold(&lc->arc.lock)
+{
+	l2arc_bulk_unlock(lc, h);
+	cond_resched();
+	l2arc_bulk_lock(lc, h);
+}
+
+/**
+ * l2arc_bulk_yield() - count one entry; let others in every
+ * %L2ARC_LOCK_BATCH entries
+ * @lc: the device
+ * @h: the hold
+ *
+ * Context: arc.lock held by l2arc_bulk_lock(); may sleep.
+ * Return: true if the lock was dropped (and taken again).
+ */
+bool l2arc_bulk_yield(struct l2arc_c *lc, struct l2arc_hold *h)
+	__must_hold(&lc->arc.lock)
+{
+	if (!l2arc_bulk_due(h))
+		return false;
+	l2arc_bulk_relax(lc, h);
+	return true;
+}
+
+/**
+ * l2arc_walk_resume() - where a list walk goes on after a lock drop
+ * @arc: the directory
+ * @next: the header the walk would visit next, pinned before the drop
+ * @state: the state of the list walked (%ARC_MRU .. %ARC_L2ONLY)
+ *
+ * Drops the pin.
+ *
+ * Context: arc.lock held.
+ * Return: @next if it is still on that list, else NULL (the caller starts
+ * that list again from its LRU end).
+ */
+struct arc_hdr *l2arc_walk_resume(struct arc *arc, struct arc_hdr *next,
+				  u8 state)
+{
+	struct arc_hdr *hdr = next->state == state ? next : NULL;
+
+	/* still on the list: not dead, so the unpin does not free it */
+	arc_hdr_unpin(arc, next);
+	return hdr;
+}
+
+/* ---- ARC buffers ---- */
+
+/* arc_ops.evict_data: @hdr leaves T1/T2; arc.lock held. */
+static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data)
+{
+	struct l2arc_c *lc = arc->private;
+	u64 bytes = (u64)lc->block_sectors << SECTOR_SHIFT;
+
+	if (hdr->flags & ARC_F_IO_IN_PROGRESS) {
+		/* data is a fill: it keeps its buffer and will not install */
+		hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
+		return;
+	}
+	if (hdr->flags & ARC_F_PREFETCH)
+		lc->stats[L2ARC_STAT_PREFETCH_EVICTED_UNUSED]++;
+	if (hdr->flags & ARC_F_L2) {
+		lc->stats[L2ARC_STAT_EVICT_L2_CACHED] += bytes;
+	} else if (lc->cache && !((hdr->flags & ARC_F_PREFETCH) &&
+				  l2arc_dev_param(&lc->tun,
+						  L2ARC_P_NOPREFETCH))) {
+		lc->stats[L2ARC_STAT_EVICT_L2_ELIGIBLE] += bytes;
+	} else {
+		lc->stats[L2ARC_STAT_EVICT_L2_INELIGIBLE] += bytes;
+	}
+	l2arc_buf_put(lc, data);
+}
+
+const struct arc_ops l2arc_arc_ops = {
+	.evict_data = l2arc_evict_data,
+	.l2_drop = l2arc_l2_drop,
+};
+
+/* ---- Per-bio state and completion of reads ---- */
+
+static struct bio *l2arc_io_bio(struct l2arc_io *io)
+{
+	return dm_bio_from_per_bio_data(io, sizeof(*io));
+}
+
+/* Note the first error of a read's parts; any context. */
+static void l2arc_io_error(struct l2arc_io *io, blk_status_t status)
+{
+	cmpxchg(&io->status, BLK_STS_OK, status);
+}
+
+/* One part of a read is done; the last completes the bio.  Any context. */
+static void l2arc_io_put(struct l2arc_io *io)
+{
+	struct bio *bio;
+
+	if (!atomic_dec_and_test(&io->pending))
+		return;
+	bio = l2arc_io_bio(io);
+	if (io->status)
+		bio->bi_status = io->status;
+	if (io->waits != &io->wait1)
+		kfree(io->waits);
+	io->waits = NULL;
+	bio_endio(bio);
+}
+
+static void l2arc_around_endio(struct bio *clone)
+{
+	struct l2arc_io *io = clone->bi_private;
+
+	if (clone->bi_status)
+		l2arc_io_error(io, clone->bi_status);
+	bio_put(clone);
+	l2arc_io_put(io);
+}
+
+/*
+ * Read sectors [@off, @off + @len) of the read @io (relative to its start)
+ * from the origin, around the ARC, into the bio's own pages; a part of
+ * @io.  @gfp: %GFP_NOIO where it may sleep (the bio set's reserve then
+ * guarantees progress), else %GFP_NOWAIT (returns false when short).
+ */
+static bool l2arc_read_around(struct l2arc_c *lc, struct l2arc_io *io,
+			      sector_t off, sector_t len, gfp_t gfp)
+{
+	struct bio *bio = l2arc_io_bio(io), *clone;
+
+	clone = bio_alloc_clone(lc->origin->bdev, bio, gfp, &lc->bs);
+	if (!clone)
+		return false;
+	bio_trim(clone, off, len);
+	clone->bi_iter.bi_sector = dm_target_offset(lc->ti,
+						    bio->bi_iter.bi_sector) + off;
+	clone->bi_end_io = l2arc_around_endio;
+	clone->bi_private = io;
+	atomic_inc(&io->pending);
+	submit_bio_noacct(clone);
+	return true;
+}
+
+/*
+ * The sectors of @block that the read @io wants, [*s, *e), relative to the
+ * target; also returns the read's first sector.
+ */
+static sector_t l2arc_io_part(struct l2arc_c *lc, struct l2arc_io *io,
+			      u64 block, sector_t *s, sector_t *e)
+{
+	struct bio *bio = l2arc_io_bio(io);
+	sector_t bstart = dm_target_offset(lc->ti, bio->bi_iter.bi_sector);
+	sector_t kstart = block << lc->block_shift;
+
+	*s = max(bstart, kstart);
+	*e = min(bstart + bio_sectors(bio), kstart + lc->block_sectors);
+	return bstart;
+}
+
+/* Copy @block's part of the read @io from the block's buffer @buf. */
+static void l2arc_deliver(struct l2arc_c *lc, struct l2arc_io *io, u64 block,
+			  struct l2arc_buf *buf)
+{
+	sector_t s, e, bstart = l2arc_io_part(lc, io, block, &s, &e);
+
+	l2arc_buf_copy_to_bio(buf, (s - (block << lc->block_shift)) << SECTOR_SHIFT,
+			      l2arc_io_bio(io), (s - bstart) << SECTOR_SHIFT,
+			      (e - s) << SECTOR_SHIFT);
+}
+
+/* Read @block's part of the read @io from the origin; may sleep. */
+static void l2arc_deliver_around(struct l2arc_c *lc, struct l2arc_io *io,
+				 u64 block)
+{
+	sector_t s, e, bstart = l2arc_io_part(lc, io, block, &s, &e);
+
+	l2arc_read_around(lc, io, s - bstart, e - s, GFP_NOIO);
+}
+
+/* ---- Fills, in runs ---- */
+
+static void l2arc_run_submit(struct l2arc_c *lc, struct l2arc_run *run);
+
+static void l2arc_run_free(struct l2arc_run *run)
+{
+	struct l2arc_c *lc = run->lc;
+	unsigned int i;
+
+	if (!list_empty(&run->l2_node)) {	/* never read */
+		spin_lock_bh(&lc->arc.lock);
+		l2arc_l2_read_done(lc, run);
+		spin_unlock_bh(&lc->arc.lock);
+	}
+	for (i = 0; i < run->nr; i++)
+		if (run->f[i].buf)
+			l2arc_buf_put(lc, run->f[i].buf);
+	if (run->bio)
+		bio_put(run->bio);
+	kfree(run);
+	if (atomic_dec_and_test(&lc->fills_inflight))
+		wake_up(&lc->fills_wait);
+}
+
+/*
+ * Check the blocks a run read from the cache device against their
+ * crc32c.  Returns true when every block is good.
+ */
+static bool l2arc_run_check(struct l2arc_run *run)
+{
+	bool good = !run->status;
+	unsigned int i;
+
+	for (i = 0; i < run->nr; i++) {
+		struct l2arc_fill *f = &run->f[i];
+
+		f->bad = run->status ||
+			 l2arc_buf_cksum(f->buf) != f->l2_cksum;
+		good &= !f->bad;
+	}
+	run->checked = true;
+	return good;
+}
+
+/*
+ * A run that read the cache device is over: take its fills off the list
+ * of L2 reads (the write hand may have their slots now) and count.  When
+ * a block failed its checksum or the read failed, drop the bad copies,
+ * count each as a cache device error, and read the whole run again from
+ * the origin (its blocks are consecutive there too).  Returns true when
+ * the run was sent again.  May sleep.
+ */
+static bool l2arc_run_l2_done(struct l2arc_c *lc, struct l2arc_run *run)
+{
+	u64 bytes = (u64)lc->block_sectors << SECTOR_SHIFT;
+	bool retry = false;
+	unsigned int i;
+
+	spin_lock_bh(&lc->arc.lock);
+	for (i = 0; i < run->nr; i++) {
+		struct l2arc_fill *f = &run->f[i];
+		struct arc_hdr *hdr = f->hdr;
+
+		if (!f->bad) {
+			lc->stats[L2ARC_STAT_L2_READ_BYTES] += bytes;
+			continue;
+		}
+		retry = true;
+		lc->stats[run->status ? L2ARC_STAT_L2_IO_ERROR :
+					L2ARC_STAT_L2_CKSUM_BAD]++;
+		l2arc_l2_error(lc);
+		if ((hdr->flags & ARC_F_L2) && hdr->l2_slot == run->l2_slot + i)
+			arc_hdr_clear_l2(&lc->arc, hdr);
+	}
+	l2arc_l2_read_done(lc, run);
+	spin_unlock_bh(&lc->arc.lock);
+	if (!retry)
+		return false;
+	run->from_l2 = false;
+	run->status = BLK_STS_OK;
+	run->checked = false;
+	l2arc_run_submit(lc, run);
+	return true;
+}
+
+/*
+ * The run's read is over (and checked good, if it read the cache
+ * device): install each block's buffer where its fill is still attached,
+ * and give every waiting read its part.  A run with an error is finished
+ * on the workqueue only: its readers then read their own sectors from the
+ * origin, which may sleep.
+ */
+static void l2arc_run_done(struct l2arc_c *lc, struct l2arc_run *run)
+{
+	struct l2arc_wait *w, *next;
+	blk_status_t status = run->status;
+	unsigned int i;
+
+	spin_lock_bh(&lc->arc.lock);
+	for (i = 0; i < run->nr; i++) {
+		struct l2arc_fill *f = &run->f[i];
+		struct arc_hdr *hdr = f->hdr;
+
+		if (status)
+			lc->stats[L2ARC_STAT_ORIGIN_READ_ERRORS]++;
+		if (hdr->data == f && (hdr->flags & ARC_F_IO_IN_PROGRESS)) {
+			if (!status) {
+				hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
+				l2arc_buf_get(f->buf);
+				arc_hdr_set_data(&lc->arc, hdr, f->buf);
+			} else {
+				arc_invalidate(&lc->arc, hdr);
+			}
+		} else if (f->detached) {
+			lc->stats[L2ARC_STAT_FILL_DISCARDED]++;
+		}
+		arc_hdr_unpin(&lc->arc, hdr);
+	}
+	spin_unlock_bh(&lc->arc.lock);
+
+	/*
+	 * No read joins a fill any more: each is installed, dropped or was
+	 * detached (a read joins only while the header's data is the fill).
+	 */
+	for (i = 0; i < run->nr; i++) {
+		for (w = run->f[i].waiters; w; w = next) {
+			next = w->next;
+			if (status)	/* this read's own sectors, from the origin */
+				l2arc_deliver_around(lc, w->io, w->block);
+			else
+				l2arc_deliver(lc, w->io, w->block, run->f[i].buf);
+			l2arc_io_put(w->io);
+		}
+	}
+	l2arc_run_free(run);
+}
+
+/* The workqueue side of a run's completion: errors, hard IRQ context. */
+static void l2arc_run_work(struct work_struct *work)
+{
+	struct l2arc_run *run = container_of(work, struct l2arc_run, work);
+	struct l2arc_c *lc = run->lc;
+
+	if (run->from_l2) {
+		if (!run->checked)
+			l2arc_run_check(run);
+		if (l2arc_run_l2_done(lc, run))
+			return;
+	}
+	l2arc_run_done(lc, run);
+}
+
+/*
+ * A run's bio completed.  Finish it here when this context may take
+ * arc.lock and nothing failed (no workqueue hop on the common path), else
+ * on the device's workqueue.
+ */
+static void l2arc_run_endio(struct bio *bio)
+{
+	struct l2arc_run *run = bio->bi_private;
+	struct l2arc_c *lc = run->lc;
+
+	run->status = bio->bi_status;
+	if (run->status || in_hardirq() || irqs_disabled())
+		goto hop;
+	if (run->from_l2) {
+		if (!l2arc_run_check(run))
+			goto hop;
+		if (l2arc_run_l2_done(lc, run))
+			return;	/* not reached: the run was good */
+	}
+	l2arc_run_done(lc, run);
+	return;
+hop:
+	atomic64_inc(&lc->runs_deferred);
+	queue_work(lc->wq, &run->work);
+}
+
+/* Issue a run's read: one bio for all its blocks.  May sleep. */
+static void l2arc_run_submit(struct l2arc_c *lc, struct l2arc_run *run)
+{
+	struct block_device *bdev = run->from_l2 ? lc->cache->bdev :
+						   lc->origin->bdev;
+	struct bio *bio;
+	unsigned int i;
+
+	if (run->bio)
+		bio_put(run->bio);
+	bio = bio_alloc_bioset(bdev, run->nr * lc->block_pages, REQ_OP_READ,
+			       GFP_NOIO, &lc->bs);
+	if (run->from_l2)
+		bio->bi_iter.bi_sector = (sector_t)run->l2_slot <<
+					 lc->block_shift;
+	else
+		bio->bi_iter.bi_sector = run->oblock << lc->block_shift;
+	for (i = 0; i < run->nr; i++)
+		l2arc_buf_add_to_bio(bio, run->f[i].buf);
+	bio->bi_end_io = l2arc_run_endio;
+	bio->bi_private = run;
+	run->bio = bio;
+	submit_bio_noacct(bio);
+}
+
+/* Submit every run of a map, in order, and forget the list. */
+static void l2arc_runs_submit(struct l2arc_c *lc, struct l2arc_run *runs)
+{
+	struct l2arc_run *run, *next;
+
+	for (run = runs; run; run = next) {
+		next = run->next;
+		run->next = NULL;
+		if (run->nr)
+			l2arc_run_submit(lc, run);
+		else
+			l2arc_run_free(run);	/* its block was not taken */
+	}
+}
+
+/*
+ * Hang the fill @f (in a run) on @hdr, which arc_access() just made
+ * resident without data; arc.lock held, and no write of the block in
+ * flight.  @from_l2: the run reads the cache device.
+ */
+static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
+			      struct arc_hdr *hdr, struct l2arc_buf *buf,
+			      bool from_l2)
+{
+	f->hdr = hdr;
+	f->buf = buf;
+	f->waiters = NULL;
+	if (from_l2)
+		f->l2_cksum = lc->l2_cksum[hdr->l2_slot];
+	if (lc->cache) {
+		if (from_l2) {
+			lc->stats[L2ARC_STAT_L2_HITS]++;
+		} else {
+			lc->stats[L2ARC_STAT_L2_MISSES]++;
+			if (hdr->flags & L2ARC_F_L2_WRITING)
+				lc->stats[L2ARC_STAT_L2_RW_CLASH]++;
+		}
+	}
+	hdr->flags |= ARC_F_IO_IN_PROGRESS;
+	arc_hdr_set_data(&lc->arc, hdr, f);
+	arc_hdr_pin(&lc->arc, hdr);
+}
+
+/* ---- Mapping reads ---- */
+
+/* A read goes around the ARC, or a read-ahead is skipped, for lack of memory. */
+static void l2arc_throttled(struct l2arc_c *lc)
+{
+	lc->stats[L2ARC_STAT_MEMORY_THROTTLE]++;
+	WRITE_ONCE(lc->throttle_at, jiffies | 1);
+}
+
+/* c grows back towards c_max, one block a miss, once pressure is over. */
+static void l2arc_grow(struct l2arc_c *lc)
+{
+	u64 c = arc_c(&lc->arc);
+
+	if (c < lc->c_max &&
+	    time_after(jiffies, lc->last_shrink + L2ARC_GROW_RETRY))
+		arc_set_c(&lc->arc, c + 1);
+}
+
+/* Count one access's result; arc.lock held. */
+static void l2arc_count(struct l2arc_c *lc, int result, bool iohit,
+			bool prefetch)
+{
+	u64 *s = lc->stats;
+
+	switch (result) {
+	case ARC_HIT_MRU:
+	case ARC_HIT_MFU:
+		s[result == ARC_HIT_MRU ? L2ARC_STAT_MRU_HITS :
+					  L2ARC_STAT_MFU_HITS]++;
+		if (iohit) {
+			s[L2ARC_STAT_IOHITS]++;
+			s[prefetch ? L2ARC_STAT_PREFETCH_DATA_IOHITS :
+				     L2ARC_STAT_DEMAND_DATA_IOHITS]++;
+		} else {
+			s[L2ARC_STAT_HITS]++;
+			s[prefetch ? L2ARC_STAT_PREFETCH_DATA_HITS :
+				     L2ARC_STAT_DEMAND_DATA_HITS]++;
+		}
+		return;
+	case ARC_GHOST_MRU:
+		s[L2ARC_STAT_MRU_GHOST_HITS]++;
+		break;
+	case ARC_GHOST_MFU:
+		s[L2ARC_STAT_MFU_GHOST_HITS]++;
+		break;
+	}
+	s[L2ARC_STAT_MISSES]++;
+	s[prefetch ? L2ARC_STAT_PREFETCH_DATA_MISSES :
+		     L2ARC_STAT_DEMAND_DATA_MISSES]++;
+}
+
+static void l2arc_note_hash_max(struct l2arc_c *lc)
+{
+	u64 n = arc_nr_hashed(&lc->arc);
+
+	if (n > lc->stats[L2ARC_STAT_HASH_ELEMENTS_MAX])
+		lc->stats[L2ARC_STAT_HASH_ELEMENTS_MAX] = n;
+}
+
+/* Can the block @b (its copy at @slot, or the origin) join @run? */
+static bool l2arc_run_takes(struct l2arc_run *run, u64 b, bool from_l2,
+			    u32 slot)
+{
+	if (!run || run->nr == run->max || run->from_l2 != from_l2)
+		return false;
+	return b == run->oblock + run->nr &&
+	       (!from_l2 || slot == run->l2_slot + run->nr);
+}
+
+/*
+ * A new run for at most @max blocks from block @b (slot @slot when
+ * @from_l2: it is then on the list of L2 reads), put at the end of
+ * *@tail; arc.lock held.
+ */
+static struct l2arc_run *l2arc_run_new(struct l2arc_c *lc, unsigned int max,
+				       u64 b, bool from_l2, u32 slot,
+				       struct l2arc_run ***tail)
+{
+	gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
+	struct l2arc_run *run;
+
+	run = kzalloc(struct_size(run, f, max), gfp);
+	if (!run && max > L2ARC_RUN_SHORT) {
+		/* a shorter run rather than none on a fragmented machine */
+		max = L2ARC_RUN_SHORT;
+		run = kzalloc(struct_size(run, f, max), gfp);
+	}
+	if (!run)
+		return NULL;
+	INIT_WORK(&run->work, l2arc_run_work);
+	INIT_LIST_HEAD(&run->l2_node);
+	run->lc = lc;
+	run->max = max;
+	run->oblock = b;
+	run->from_l2 = from_l2;
+	if (from_l2) {
+		run->l2_slot = slot;
+		list_add_tail(&run->l2_node, &lc->l2_reads);
+	}
+	atomic_inc(&lc->fills_inflight);
+	**tail = run;
+	*tail = &run->next;
+	lc->stats[from_l2 ? L2ARC_STAT_L2_READ_RUNS : L2ARC_STAT_FILL_RUNS]++;
+	return run;
+}
+
+/*
+ * Take the accesses of blocks [@first, @last] in order and sort them
+ * (see the theory of operation): for the demand read @io, or for
+ * read-ahead when @io is NULL (resident blocks are then left alone).
+ * Buffers, headers and runs are allocated here without sleeping.  Runs to
+ * submit are added to *@runs.  arc.lock held; for a demand read, no write
+ * of these blocks in flight (read-ahead skips the blocks being written).
+ * Returns the first block not handled (@last + 1 when all were;
+ * memory was short for that one).
+ */
+static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
+			    struct l2arc_io *io, struct l2arc_run **runs)
+{
+	gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
+	unsigned int max_run = min_t(unsigned int, L2ARC_RUN_MAX_BLOCKS,
+				     BIO_MAX_VECS / lc->block_pages);
+	struct l2arc_run *run = NULL, **tail = runs;
+	bool prefetch = !io;
+	u64 b;
+
+	while (*tail)
+		tail = &(*tail)->next;
+	for (b = first; b <= last; b++) {
+		struct l2arc_wait *w = io ? &io->waits[b - first] : NULL;
+		struct arc_hdr *hdr = arc_lookup(&lc->arc, to_oblock(b));
+		struct arc_hdr *spare = NULL;
+		struct l2arc_buf *buf = NULL;
+		bool resident = hdr && (hdr->state == ARC_MRU ||
+					hdr->state == ARC_MFU);
+		bool from_l2 = false, was_prefetch;
+		struct l2arc_fill *f;
+		int r;
+
+		if (prefetch && resident) {
+			/* a read-ahead of a resident block changes nothing */
+			l2arc_count(lc, ARC_HIT_MRU + (hdr->state == ARC_MFU),
+				    hdr->flags & ARC_F_IO_IN_PROGRESS, true);
+			continue;
+		}
+		if (prefetch && l2arc_wr_overlaps(lc, b, b)) {
+			/* a write is in flight: read ahead later, if at all */
+			lc->stats[L2ARC_STAT_READS_AROUND_WRITES]++;
+			continue;
+		}
+		if (!resident) {
+			/* a fill: a buffer, a header if none, a run */
+			from_l2 = hdr && (hdr->flags & ARC_F_L2) &&
+				  l2arc_l2_readable(lc, hdr->l2_slot);
+			buf = l2arc_buf_alloc(lc, gfp);
+			if (!hdr)
+				spare = arc_hdr_alloc(gfp);
+			if (buf && (hdr || spare) &&
+			    !l2arc_run_takes(run, b, from_l2,
+					     hdr ? hdr->l2_slot : 0))
+				run = l2arc_run_new(lc, min_t(u64, max_run,
+							      last - b + 1), b,
+						    from_l2,
+						    hdr ? hdr->l2_slot : 0,
+						    &tail);
+			if (!buf || (!hdr && !spare) || !run) {
+				if (buf)
+					l2arc_buf_put(lc, buf);
+				arc_hdr_free(spare);
+				l2arc_throttled(lc);
+				return b;
+			}
+		}
+		was_prefetch = hdr && (hdr->flags & ARC_F_PREFETCH);
+		r = arc_access(&lc->arc, to_oblock(b),
+			       prefetch ? ARC_ACCESS_PREFETCH : 0, &spare, &hdr);
+		arc_hdr_free(spare);	/* not used: the block had a header */
+		if (WARN_ON_ONCE(r < 0 || resident != (r == ARC_HIT_MRU ||
+						       r == ARC_HIT_MFU))) {
+			if (buf)
+				l2arc_buf_put(lc, buf);
+			l2arc_throttled(lc);
+			return b;
+		}
+		if (resident) {
+			bool iohit = hdr->flags & ARC_F_IO_IN_PROGRESS;
+
+			l2arc_count(lc, r, iohit, false);
+			if (was_prefetch)
+				lc->stats[L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH]++;
+			w->block = b;
+			if (iohit) {
+				f = hdr->data;
+				w->io = io;
+				w->next = f->waiters;
+				f->waiters = w;
+				atomic_inc(&io->pending);
+			} else {
+				w->hit = hdr->data;
+				l2arc_buf_get(w->hit);
+			}
+			continue;
+		}
+		l2arc_count(lc, r, false, prefetch);
+		if (prefetch)
+			lc->stats[L2ARC_STAT_PREDICTIVE_PREFETCH]++;
+		else
+			l2arc_grow(lc);
+		f = &run->f[run->nr++];
+		l2arc_fill_attach(lc, f, hdr, buf, from_l2);
+		lc->stats[from_l2 ? L2ARC_STAT_L2_READ_RUN_BLOCKS :
+				    L2ARC_STAT_FILL_RUN_BLOCKS]++;
+		if (io) {
+			w->block = b;
+			w->io = io;
+			w->next = NULL;
+			f->waiters = w;
+			atomic_inc(&io->pending);
+		}
+	}
+	l2arc_note_hash_max(lc);
+	return b;
+}
+
+/* Read-ahead of blocks [@first, @last] into the ARC, without a reader. */
+static void l2arc_prefetch_range(struct l2arc_c *lc, u64 first, u64 last)
+{
+	struct l2arc_run *runs = NULL;
+
+	spin_lock_bh(&lc->arc.lock);
+	l2arc_map_blocks(lc, first, last, NULL, &runs);
+	spin_unlock_bh(&lc->arc.lock);
+	l2arc_runs_submit(lc, runs);
+}
+
+/*
+ * zfetch: follow sequential streams of demand reads and read ahead of
+ * them, as ZFS's dmu_zfetch does: a read of blocks [@first, @last] that
+ * continues a stream (its next block is @first) sets the read-ahead
+ * distance to twice what it was, or twice the read's length if that is
+ * more, up to zfetch_max_distance and an eighth of c, and reads ahead the
+ * blocks up to that distance past @last not read ahead yet.
+ */
+static void l2arc_zfetch(struct l2arc_c *lc, u64 first, u64 last)
+{
+	u64 max_dist, from = 0, to = 0, nr = last - first + 1;
+	struct l2arc_stream *s, *oldest = &lc->streams[0];
+	int i;
+
+	if (lc->table.prefetch_disable ||
+	    l2arc_param(L2ARC_P_PREFETCH_DISABLE))
+		return;
+	/*
+	 * At most zfetch_max_distance, and at most an eighth of the ARC: a
+	 * longer read-ahead would push its own blocks out of a small ARC
+	 * before they are demanded.
+	 */
+	max_dist = l2arc_param(L2ARC_P_ZFETCH_MAX_DISTANCE) >>
+		   (lc->block_shift + SECTOR_SHIFT);
+	max_dist = clamp_t(u64, max_dist, 1,
+			   max_t(u64, 1, READ_ONCE(lc->arc.c) / 8));
+
+	spin_lock_bh(&lc->arc.lock);
+	for (i = 0; i < L2ARC_ZFETCH_STREAMS; i++) {
+		s = &lc->streams[i];
+		if (s->next == first && s->last_used)
+			break;
+		if (time_before(s->last_used, oldest->last_used))
+			oldest = s;
+	}
+	if (i == L2ARC_ZFETCH_STREAMS) {
+		/* a new stream: confirmed by the next sequential read */
+		s = oldest;
+		s->next = last + 1;
+		s->pf_end = last + 1;
+		s->distance = 0;
+	} else {
+		s->next = last + 1;
+		s->distance = min(max_dist, max(2 * s->distance, 2 * nr));
+		from = max(s->pf_end, last + 1);
+		to = min(last + 1 + s->distance, lc->nr_blocks);
+		if (to > s->pf_end)
+			s->pf_end = to;
+	}
+	s->last_used = jiffies | 1;
+	spin_unlock_bh(&lc->arc.lock);
+
+	if (from < to)
+		l2arc_prefetch_range(lc, from, to - 1);
+}
+
+/*
+ * A read of any size: see the theory of operation.  Returns
+ * %DM_MAPIO_REMAPPED when the whole bio goes around the ARC (a write in
+ * flight, or no memory), else %DM_MAPIO_SUBMITTED.
+ */
+static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
+			  struct l2arc_io *io)
+{
+	sector_t start = dm_target_offset(lc->ti, bio->bi_iter.bi_sector);
+	u64 first = start >> lc->block_shift, last, b, done;
+	struct l2arc_run *runs = NULL;
+	unsigned int nr;
+
+	last = (start + bio_sectors(bio) - 1) >> lc->block_shift;
+	if (last - first >= L2ARC_MAP_MAX_BLOCKS) {
+		/* the rest comes back as a bio of its own */
+		last = first + L2ARC_MAP_MAX_BLOCKS - 1;
+		dm_accept_partial_bio(bio, ((last + 1) << lc->block_shift) -
+					   start);
+	}
+	nr = last - first + 1;
+	io->waits = &io->wait1;
+	if (nr > 1) {
+		io->waits = kmalloc_array(nr, sizeof(*io->waits),
+					  GFP_NOWAIT | __GFP_NOWARN);
+		if (!io->waits) {
+			spin_lock_bh(&lc->arc.lock);
+			l2arc_throttled(lc);
+			spin_unlock_bh(&lc->arc.lock);
+			return DM_MAPIO_REMAPPED;
+		}
+	}
+	memset(io->waits, 0, nr * sizeof(*io->waits));
+	atomic_set(&io->pending, 1);	/* the map's own */
+	io->status = BLK_STS_OK;
+
+	spin_lock_bh(&lc->arc.lock);
+	lc->stats[L2ARC_STAT_READ_BIOS]++;
+	if (l2arc_wr_overlaps(lc, first, last)) {
+		/*
+		 * A write of one of the blocks is in flight: no fill may
+		 * start (its data could be older than the write and be
+		 * handed to reads issued after the write completed), and
+		 * the cached copy is being dropped.  Read around the ARC.
+		 */
+		lc->stats[L2ARC_STAT_READS_AROUND_WRITES] += nr;
+		spin_unlock_bh(&lc->arc.lock);
+		goto around;
+	}
+	done = l2arc_map_blocks(lc, first, last, io, &runs);
+	spin_unlock_bh(&lc->arc.lock);
+	if (done == first && !runs)
+		goto around;	/* nothing taken: the whole bio goes */
+
+	/* hits: copy now */
+	for (b = first; b < done; b++) {
+		struct l2arc_wait *w = &io->waits[b - first];
+
+		if (!w->hit)
+			continue;
+		l2arc_deliver(lc, io, b, w->hit);
+		l2arc_buf_put(lc, w->hit);
+		w->hit = NULL;
+	}
+	l2arc_runs_submit(lc, runs);
+	if (done <= last) {
+		/* no memory from block @done on: the rest around the ARC */
+		sector_t off = (done << lc->block_shift) - start;
+
+		l2arc_read_around(lc, io, off, bio_sectors(bio) - off,
+				  GFP_NOIO);
+	}
+	l2arc_zfetch(lc, first, min(done, last + 1) - 1);
+	l2arc_io_put(io);
+	return DM_MAPIO_SUBMITTED;
+
+around:
+	if (io->waits != &io->wait1)
+		kfree(io->waits);
+	io->waits = NULL;
+	return DM_MAPIO_REMAPPED;
+}
+
+/* ---- Writes ---- */
+
+/*
+ * Drop the cached copies (ARC, L2, a feed write in flight) of one block,
+ * detaching a fill in flight; arc.lock held.  Returns 1 when it was
+ * resident.
+ */
+static unsigned int l2arc_invalidate_hdr(struct l2arc_c *lc,
+					 struct arc_hdr *hdr)
+{
+	unsigned int resident = hdr->state == ARC_MRU || hdr->state == ARC_MFU;
+
+	if (resident && (hdr->flags & ARC_F_IO_IN_PROGRESS))
+		((struct l2arc_fill *)hdr->data)->detached = true;
+	if (hdr->flags & ARC_F_L2)
+		lc->stats[L2ARC_STAT_L2_WRITE_INVALIDATES]++;
+	hdr->flags &= ~L2ARC_F_L2_WRITING;
+	arc_invalidate(&lc->arc, hdr);
+	return resident;
+}
+
+/* The lists a range invalidation walks, in the order headers move. */
+static const struct {
+	enum arc_list_id id;
+	u8 state;
+} l2arc_walk_order[] = {
+	{ ARC_T1, ARC_MRU }, { ARC_T2, ARC_MFU },
+	{ ARC_B1, ARC_MRU_GHOST }, { ARC_B2, ARC_MFU_GHOST },
+	{ ARC_LIST_L2ONLY, ARC_L2ONLY },
+};
+
+/*
+ * Drop every cached copy of blocks [first, first + nr); arc.lock held by
+ * l2arc_bulk_lock(), dropped every L2ARC_LOCK_BATCH headers.  The range is
+ * in the tree of writes in flight already, so no header of it can be
+ * created, accessed or filled meanwhile: its headers only move forwards
+ * (T1 -> B1, T2 -> B2, any -> L2-only or out), which is the order the
+ * lists are walked in.  Returns the resident blocks dropped.
+ */
+static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
+				  u64 first, u64 nr)
+{
+	struct arc *arc = &lc->arc;
+	struct arc_hdr *hdr, *next;
+	struct list_head *head;
+	u64 b, dropped = 0;
+	unsigned int i, restarts;
+
+	if (nr <= arc_nr_hashed(arc)) {
+		for (b = first; b < first + nr; b++) {
+			hdr = arc_lookup(arc, to_oblock(b));
+			if (hdr)
+				dropped += l2arc_invalidate_hdr(lc, hdr);
+			l2arc_bulk_yield(lc, h);
+		}
+		return dropped;
+	}
+	/* a range larger than the directory: walk its lists */
+	for (i = 0; i < ARRAY_SIZE(l2arc_walk_order); i++) {
+		head = &arc->lists[l2arc_walk_order[i].id];
+		restarts = 0;
+		hdr = list_first_entry_or_null(head, struct arc_hdr, list);
+		while (hdr) {
+			next = list_is_last(&hdr->list, head) ? NULL :
+			       list_next_entry(hdr, list);
+			b = from_oblock(hdr->oblock);
+			if (b >= first && b - first < nr)
+				dropped += l2arc_invalidate_hdr(lc, hdr);
+			hdr = next;
+			if (!hdr || restarts >= L2ARC_SCAN_RESTARTS ||
+			    !l2arc_bulk_due(h))
+				continue;
+			arc_hdr_pin(arc, hdr);
+			l2arc_bulk_relax(lc, h);
+			hdr = l2arc_walk_resume(arc, hdr,
+						l2arc_walk_order[i].state);
+			if (!hdr) {
+				restarts++;
+				hdr = list_first_entry_or_null(head,
+							       struct arc_hdr,
+							       list);
+			}
+		}
+	}
+	return dropped;
+}
+
+/*
+ * A write, discard or write-zeroes is about to go to the origin: enter it
+ * in the tree of writes in flight, then drop its blocks' cached copies.
+ */
+static void l2arc_write_begin(struct l2arc_c *lc, struct bio *bio,
+			      struct l2arc_io *io)
+{
+	sector_t start = dm_target_offset(lc->ti, bio->bi_iter.bi_sector);
+	sector_t end = start + bio_sectors(bio) - 1;
+	struct l2arc_hold h;
+	u64 dropped, nr;
+
+	io->wr.start = start >> lc->block_shift;
+	io->wr.last = end >> lc->block_shift;
+	nr = io->wr.last - io->wr.start + 1;
+
+	l2arc_bulk_lock(lc, &h);
+	l2arc_wr_enter(lc, &io->wr);
+	io->tracked = true;
+	dropped = l2arc_invalidate_range(lc, &h, io->wr.start, nr);
+	lc->stats[L2ARC_STAT_WRITES] += nr;
+	lc->stats[L2ARC_STAT_WRITE_INVALIDATES] += dropped;
+	l2arc_bulk_unlock(lc, &h);
+}
+
+/* ---- The map function ---- */
+
+static void l2arc_remap(struct l2arc_c *lc, struct bio *bio)
+{
+	bio_set_dev(bio, lc->origin->bdev);
+	if (bio_sectors(bio))
+		bio->bi_iter.bi_sector = dm_target_offset(lc->ti,
+							  bio->bi_iter.bi_sector);
+}
+
+/**
+ * l2arc_map() - the target's map method: where a bio goes
+ * @ti: the target
+ * @bio: any bio
+ *
+ * See the theory of operation above.
+ *
+ * Context: process context (device-mapper's submission); may sleep for a
+ * bio from the device's bio set (the set's reserve guarantees progress).
+ * Return: %DM_MAPIO_SUBMITTED for a read the ARC handles, else
+ * %DM_MAPIO_REMAPPED (the bio goes to the origin).
+ */
+int l2arc_map(struct dm_target *ti, struct bio *bio)
+{
+	struct l2arc_c *lc = ti->private;
+	struct l2arc_io *io = dm_per_bio_data(bio, sizeof(*io));
+	int r;
+
+	io->tracked = false;
+	io->waits = NULL;
+	if (bio_op(bio) == REQ_OP_READ && bio_sectors(bio)) {
+		r = l2arc_map_read(lc, bio, io);
+		if (r != DM_MAPIO_REMAPPED)
+			return r;
+	} else if (op_is_write(bio_op(bio)) && bio_sectors(bio)) {
+		l2arc_write_begin(lc, bio, io);
+	}
+	l2arc_remap(lc, bio);
+	return DM_MAPIO_REMAPPED;
+}
+
+/**
+ * l2arc_end_io() - the target's end_io method: a write leaves the tree of
+ * writes in flight
+ * @ti: the target
+ * @bio: the bio that completed
+ * @error: its status (unchanged)
+ *
+ * Context: any, hard interrupt context included.
+ * Return: %DM_ENDIO_DONE.
+ */
+int l2arc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
+{
+	struct l2arc_c *lc = ti->private;
+	struct l2arc_io *io = dm_per_bio_data(bio, sizeof(*io));
+
+	if (io->tracked) {
+		l2arc_wr_exit(lc, &io->wr);
+		io->tracked = false;
+	}
+	return DM_ENDIO_DONE;
+}
