@@ -8,19 +8,21 @@
 # cache device = a memory-backed null_blk "rc" (4 KiB sectors); l2arc: 4
 # KiB blocks, arc_max 4 MiB, read-ahead off, feeds by message.
 #  1. A 1 MiB read of 256 missing blocks: ONE origin bio (fill_runs 1 of
-#     256 blocks), as many origin requests as a 1 MiB read of the origin
-#     itself takes (its max_sectors and max_segments decide), data = origin.
+#     256 blocks), and no more origin requests than 256 separate pages
+#     need under the origin's max_segments and max_sectors_kb (2 here),
+#     data = origin.
 #  2. Fed, evicted, read again: ONE cache device bio (l2_read_runs 1 of
-#     256 blocks), as many requests as the cache device itself takes for 1
-#     MiB, no origin read.
+#     256 blocks), no more requests than its limits need, no origin read.
 #  3. A 1 MiB O_DIRECT write: as many origin write requests as the same
-#     write straight to the origin; O_DSYNC: at most one more (a flush).
+#     write through dm-linear over the origin; O_DSYNC: at most one more
+#     (a flush).
 #  4. Bios straddling blocks in every state, with partial head and tail
 #     blocks: for 12 patterns of head and tail offsets, one read from inside
 #     a resident block to inside another resident block, across an L2-only
 #     block, two uncached blocks and a block being filled (its origin read
-#     held 1 s by a dm-delay segment of the origin's table): every byte compared with the origin, and the
-#     counters say hit, L2 hit, miss, miss, iohit, hit.
+#     held 5 s by a dm-delay segment of the origin's table): every byte
+#     compared with the origin, and the counters say hit, L2 hit, miss,
+#     miss, iohit, hit.
 . "$(dirname "$0")/lib.sh"
 
 load_module
@@ -38,21 +40,23 @@ st() { arcstats_row "$proc" "$1"; }
 reqs() { awk -v f="$2" '{ print $f }' "/sys/block/${1#/dev/}/stat"; }
 secs() { awk -v f="$2" '{ print $f }' "/sys/block/${1#/dev/}/stat"; }
 
-# raw DEV: requests a 1 MiB O_DIRECT read of DEV itself takes (its limits:
-# max_sectors, max_segments)
-raw() {
-	local r0
-	r0=$(reqs "$1" 1)
-	dd if="$1" of=/dev/null bs=1M count=1 skip=60 iflag=direct status=none
-	echo $(($(reqs "$1" 1) - r0))
+# most DEV: the requests that 1 MiB in 256 separate pages must take on DEV
+# at most: its max_segments and max_sectors_kb decide
+most() {
+	local q=/sys/block/${1#/dev/}/queue segs kb
+	segs=$(cat $q/max_segments) kb=$(cat $q/max_sectors_kb)
+	echo $(( (256 + segs - 1) / segs > (1024 + kb - 1) / kb ?
+		 (256 + segs - 1) / segs : (1024 + kb - 1) / kb ))
 }
-ro_raw=$(raw "$O") rc_raw=$(raw "$C")
-echo "a 1 MiB read of the origin itself: $ro_raw requests; of the cache device: $rc_raw"
+ro_raw=$(most "$O") rc_raw=$(most "$C")
+echo "1 MiB in 256 pages takes at most $ro_raw origin requests, $rc_raw cache device requests"
 
 # ---- 1. one origin bio for 256 missing blocks
 r0=$(reqs "$O" 1) s0=$(secs "$O" 3)
 dd if=$dev of=r1.out bs=1M count=1 skip=4 iflag=direct status=none
-assert_eq "1: origin read requests" "$ro_raw" $(($(reqs "$O" 1) - r0))
+r1=$(($(reqs "$O" 1) - r0))
+echo "1: origin read requests $r1"
+((r1 <= ro_raw)) || die "1: $r1 origin read requests (at most $ro_raw)"
 assert_eq "1: origin sectors read" 2048 $(($(secs "$O" 3) - s0))
 cmp r1.out <(dd if="$O" bs=1M count=1 skip=4 iflag=direct status=none) || die "1: data differs"
 expect_rows "$proc" misses=256 fill_runs=1 fill_run_blocks=256 read_bios=1
@@ -63,7 +67,10 @@ expect_rows "$proc" l2_size=1048576
 dd if=$dev of=/dev/null bs=1M count=4 skip=16 iflag=direct status=none	# evict
 c0=$(reqs "$C" 1) r0=$(reqs "$O" 1)
 dd if=$dev of=r2.out bs=1M count=1 skip=4 iflag=direct status=none
-assert_eq "2: cache device read requests" "$rc_raw" $(($(reqs "$C" 1) - c0))
+echo "2: l2_read_runs $(st l2_read_runs) l2_read_run_blocks $(st l2_read_run_blocks) l2_hits $(st l2_hits)" \
+	"cache requests $(($(reqs "$C" 1) - c0))"
+r1=$(($(reqs "$C" 1) - c0))
+((r1 <= rc_raw)) || die "2: $r1 cache device read requests (at most $rc_raw)"
 assert_eq "2: origin read requests" 0 $(($(reqs "$O" 1) - r0))
 cmp r2.out <(dd if="$O" bs=1M count=1 skip=4 iflag=direct status=none) || die "2: data differs"
 expect_rows "$proc" l2_read_runs=1 l2_read_run_blocks=256
@@ -74,9 +81,11 @@ dd if=/dev/urandom of=w.in bs=1M count=2 status=none
 dd if=w.in of=$dev bs=1M count=1 seek=30 oflag=direct status=none
 w1=$(($(reqs "$O" 5) - w0))
 assert_eq "3: origin sectors written (O_DIRECT 1 MiB)" 2048 $(($(secs "$O" 7) - s0))
+dm_create rlin "0 $len linear $O 0"
 w0=$(reqs "$O" 5)
-dd if=w.in of="$O" bs=1M count=1 skip=1 seek=40 oflag=direct status=none
-assert_eq "3: origin write requests, ours = the origin's own" $(($(reqs "$O" 5) - w0)) "$w1"
+dd if=w.in of=/dev/mapper/rlin bs=1M count=1 skip=1 seek=40 oflag=direct status=none
+assert_eq "3: origin write requests, ours = dm-linear's" $(($(reqs "$O" 5) - w0)) "$w1"
+dm_remove rlin
 w0=$(reqs "$O" 5)
 dd if=w.in of=$dev bs=1M count=1 skip=1 seek=31 oflag=direct,dsync status=none
 echo "3: O_DSYNC 1 MiB write: $(($(reqs "$O" 5) - w0)) origin write requests (O_DIRECT: $w1)"
@@ -86,11 +95,12 @@ cmp <(dd if=$dev bs=1M count=2 skip=30 iflag=direct status=none) w.in || die "3:
 # ---- 4. straddling bios
 dm_remove rn
 dm_create rnd "0 $len delay $O 0 0"
-dm_create rs "0 $len l2arc /dev/mapper/rnd $C 8 10 arc_max 65536 prefetch_disable 1 l2arc_feed_secs 3600 l2arc_write_max 16777216 l2arc_noprefetch 0"
-dev=/dev/mapper/rs
-proc=$(proc_of rs)
 rd4k() { dd if="$1" of=/dev/null bs=4k count="$2" skip="$3" iflag=direct status=none; }
 for p in $(seq 12); do
+	# a fresh 16-block ARC for each pattern: its lists are then known
+	dm_create rs "0 $len l2arc /dev/mapper/rnd $C 8 10 arc_max 65536 prefetch_disable 1 l2arc_feed_secs 3600 l2arc_write_max 16777216 l2arc_noprefetch 0"
+	dev=/dev/mapper/rs
+	proc=$(proc_of rs)
 	base=$((p * 64))
 	# base+0 and base+5 resident, base+1 L2-only, base+2 and base+3 not
 	# cached, base+4 being filled
@@ -99,10 +109,10 @@ for p in $(seq 12); do
 	rd4k $dev 16 $((base + 8))		# evicts base+1: L2-only
 	rd4k $dev 1 "$base"
 	rd4k $dev 1 $((base + 5))
-	# reads of block base+4 (only) held 1 s by dm-delay
+	# reads of block base+4 (only) held 5 s by dm-delay
 	hs=$(((base + 4) * 8))
 	dmsetup load rnd --table "0 $hs linear $O 0
-$hs 8 delay $O $hs 1000
+$hs 8 delay $O $hs 5000
 $((hs + 8)) $((len - hs - 8)) linear $O $((hs + 8))"
 	dmsetup resume rnd
 	m0=$(st misses)
@@ -122,5 +132,6 @@ $((hs + 8)) $((len - hs - 8)) linear $O $((hs + 8))"
 	assert_eq "4: pattern $p: iohits (base+4)" 1 $(($(st iohits) - i0))
 	assert_eq "4: pattern $p: misses (base+1 from L2, base+2, base+3)" 3 $(($(st misses) - m0))
 	assert_eq "4: pattern $p: L2 hits (base+1)" 1 $(($(st l2_hits) - l0))
+	dm_remove rs
 done
 echo "runs ok"
