@@ -208,6 +208,7 @@ enum l2arc_stat {
 	L2ARC_STAT_L2_READ_RUNS,	/* cache device reads (runs) */
 	L2ARC_STAT_L2_READ_RUN_BLOCKS,	/* blocks in them */
 	L2ARC_STAT_PREFETCH_EVICTED_UNUSED, /* read ahead, never demanded */
+	L2ARC_STAT_FILL_RUN_BRIDGED,	/* resident blocks runs read over */
 	L2ARC_STAT_NR,
 };
 
@@ -438,7 +439,9 @@ struct l2arc_wait {
 /**
  * struct l2arc_fill - one block being read into a new ARC buffer, as
  * part of a run (io.c)
- * @hdr: the block's header, pinned until the run is done
+ * @hdr: the block's header, pinned until the run is done; NULL for a
+ *       resident block that an origin run reads over (its data is thrown
+ *       away, see l2arc_run_bridge())
  * @buf: the buffer; one reference is the fill's, the ARC takes its own
  *       when the fill installs
  * @waiters: reads waiting for the data; under arc.lock until completion

@@ -60,7 +60,7 @@ enum l2arc_row {
 	R_L2_DEGRADED, R_READS_AROUND_WRITES, R_L2_WRITE_INVALIDATES,
 	R_LOCK_HOLD_MAX_US, R_BUF_POOL_SIZE, R_READ_BIOS, R_FILL_RUNS,
 	R_FILL_RUN_BLOCKS, R_L2_READ_RUNS, R_L2_READ_RUN_BLOCKS,
-	R_RUNS_DEFERRED, R_PREFETCH_EVICTED_UNUSED,
+	R_RUNS_DEFERRED, R_PREFETCH_EVICTED_UNUSED, R_FILL_RUN_BRIDGED,
 	R_NR,
 };
 
@@ -144,6 +144,7 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_L2_READ_RUN_BLOCKS] = "l2_read_run_blocks",
 	[R_RUNS_DEFERRED] = "runs_deferred",
 	[R_PREFETCH_EVICTED_UNUSED] = "prefetch_evicted_unused",
+	[R_FILL_RUN_BRIDGED] = "fill_run_bridged",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -201,6 +202,7 @@ static const struct {
 	{ R_L2_READ_RUNS, L2ARC_STAT_L2_READ_RUNS },
 	{ R_L2_READ_RUN_BLOCKS, L2ARC_STAT_L2_READ_RUN_BLOCKS },
 	{ R_PREFETCH_EVICTED_UNUSED, L2ARC_STAT_PREFETCH_EVICTED_UNUSED },
+	{ R_FILL_RUN_BRIDGED, L2ARC_STAT_FILL_RUN_BRIDGED },
 };
 
 static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */
