@@ -202,16 +202,16 @@ u32 l2arc_buf_cksum(struct l2arc_buf *b)
  * l2arc_buf_copy_to_bio() - copy part of a block into a read
  * @b: the block's buffer
  * @boff: where the part starts in the block, bytes
- * @bio: the read (its iterator is not advanced)
- * @bio_off: where the part goes in @bio, bytes from its start
- * @len: the part's length, bytes; @boff + @len <= the block's size
+ * @bio: the read
+ * @it: where the part goes in @bio (an iterator of @bio, positioned by the
+ *      caller: copying never walks @bio from its start, so a bio's blocks
+ *      are copied in time linear in its segments)
+ * @len: the part's length, bytes; @boff + @len <= the block's size, and
+ *       @len <= what is left of @it
  */
 void l2arc_buf_copy_to_bio(struct l2arc_buf *b, size_t boff, struct bio *bio,
-			   size_t bio_off, size_t len)
+			   struct bvec_iter it, size_t len)
 {
-	struct bvec_iter it = bio->bi_iter;
-
-	bio_advance_iter(bio, &it, bio_off);
 	while (len) {
 		struct bio_vec bv = bio_iter_iovec(bio, it);
 		unsigned int seg = min_t(size_t, bv.bv_len, len), done = 0;

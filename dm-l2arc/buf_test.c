@@ -92,7 +92,7 @@ static void buf_test_to_bio(struct kunit *test)
 	bio_init(&bio, NULL, bvecs, 2, REQ_OP_READ);
 	__bio_add_page(&bio, dst[0], 2 * SECTOR_SIZE, PAGE_SIZE - 1024);
 	__bio_add_page(&bio, dst[1], SECTOR_SIZE, 0);
-	l2arc_buf_copy_to_bio(b, off, &bio, 0, 3 * SECTOR_SIZE);
+	l2arc_buf_copy_to_bio(b, off, &bio, bio.bi_iter, 3 * SECTOR_SIZE);
 
 	p = kmap_local_page(dst[0]);
 	KUNIT_EXPECT_EQ(test, memcmp(p + PAGE_SIZE - 1024, flat + off, 1024), 0);

@@ -428,12 +428,15 @@ struct l2arc_run;
  * @io: the read (its per-bio data)
  * @block: the block
  * @hit: the block's buffer, referenced, while a hit is copied out
+ * @iter: where the block's part starts in the read's bio; set under
+ *        arc.lock with the rest, before any completion can copy into it
  */
 struct l2arc_wait {
 	struct l2arc_wait *next;
 	struct l2arc_io *io;
 	u64 block;
 	struct l2arc_buf *hit;
+	struct bvec_iter iter;
 };
 
 /**
@@ -560,7 +563,7 @@ void l2arc_buf_get(struct l2arc_buf *b);
 void l2arc_buf_put(struct l2arc_c *lc, struct l2arc_buf *b);
 u32 l2arc_buf_cksum(struct l2arc_buf *b);
 void l2arc_buf_copy_to_bio(struct l2arc_buf *b, size_t boff, struct bio *bio,
-			   size_t bio_off, size_t len);
+			   struct bvec_iter it, size_t len);
 void l2arc_buf_add_to_bio(struct bio *bio, struct l2arc_buf *b);
 
 /* l2.c */

@@ -351,14 +351,16 @@ static sector_t l2arc_io_part(struct l2arc_c *lc, struct l2arc_io *io,
 	return bstart;
 }
 
-/* Copy @block's part of the read @io from the block's buffer @buf. */
-static void l2arc_deliver(struct l2arc_c *lc, struct l2arc_io *io, u64 block,
+/* Copy the waiting block's part of its read from the block's buffer @buf. */
+static void l2arc_deliver(struct l2arc_c *lc, struct l2arc_wait *w,
 			  struct l2arc_buf *buf)
 {
-	sector_t s, e, bstart = l2arc_io_part(lc, io, block, &s, &e);
+	sector_t s, e;
 
-	l2arc_buf_copy_to_bio(buf, (s - (block << lc->block_shift)) << SECTOR_SHIFT,
-			      l2arc_io_bio(io), (s - bstart) << SECTOR_SHIFT,
+	l2arc_io_part(lc, w->io, w->block, &s, &e);
+	l2arc_buf_copy_to_bio(buf,
+			      (s - (w->block << lc->block_shift)) << SECTOR_SHIFT,
+			      l2arc_io_bio(w->io), w->iter,
 			      (e - s) << SECTOR_SHIFT);
 }
 
@@ -503,7 +505,7 @@ static void l2arc_run_done(struct l2arc_c *lc, struct l2arc_run *run)
 			if (status)	/* this read's own sectors, from the origin */
 				l2arc_deliver_around(lc, w->io, w->block);
 			else
-				l2arc_deliver(lc, w->io, w->block, run->f[i].buf);
+				l2arc_deliver(lc, w, run->f[i].buf);
 			l2arc_io_put(w->io);
 		}
 	}
@@ -801,6 +803,8 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 	unsigned int max_run = min_t(unsigned int, L2ARC_RUN_MAX_BLOCKS,
 				     BIO_MAX_VECS / lc->block_pages);
 	struct l2arc_run *run = NULL, **tail = runs;
+	struct bio *bio = io ? l2arc_io_bio(io) : NULL;
+	struct bvec_iter it = bio ? bio->bi_iter : (struct bvec_iter){};
 	unsigned int bridge = 0;
 	bool prefetch = !io;
 	u64 b;
@@ -816,8 +820,17 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 					hdr->state == ARC_MFU);
 		bool from_l2 = false, was_prefetch;
 		struct l2arc_fill *f;
+		sector_t s, e;
 		int r;
 
+		if (w) {
+			/* this block's part of the bio, in one walk of it */
+			l2arc_io_part(lc, io, b, &s, &e);
+			w->io = io;
+			w->block = b;
+			w->iter = it;
+			bio_advance_iter(bio, &it, (e - s) << SECTOR_SHIFT);
+		}
 		if (resident) {
 			/* a few resident blocks between misses: read over */
 			if (!bridge)
@@ -879,10 +892,8 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 			l2arc_count(lc, r, iohit, false);
 			if (was_prefetch)
 				lc->stats[L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH]++;
-			w->block = b;
 			if (iohit) {
 				f = hdr->data;
-				w->io = io;
 				w->next = f->waiters;
 				f->waiters = w;
 				atomic_inc(&io->pending);
@@ -902,8 +913,6 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 		lc->stats[from_l2 ? L2ARC_STAT_L2_READ_RUN_BLOCKS :
 				    L2ARC_STAT_FILL_RUN_BLOCKS]++;
 		if (io) {
-			w->block = b;
-			w->io = io;
 			w->next = NULL;
 			f->waiters = w;
 			atomic_inc(&io->pending);
@@ -1040,7 +1049,7 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 
 		if (!w->hit)
 			continue;
-		l2arc_deliver(lc, io, b, w->hit);
+		l2arc_deliver(lc, w, w->hit);
 		l2arc_buf_put(lc, w->hit);
 		w->hit = NULL;
 	}
