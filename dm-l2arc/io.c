@@ -381,6 +381,7 @@ static void l2arc_run_free(struct l2arc_run *run)
 {
 	struct l2arc_c *lc = run->lc;
 	unsigned int i;
+	unsigned long flags;
 
 	if (!list_empty(&run->l2_node)) {	/* never read */
 		spin_lock_bh(&lc->arc.lock);
@@ -393,8 +394,15 @@ static void l2arc_run_free(struct l2arc_run *run)
 	if (run->bio)
 		bio_put(run->bio);
 	kfree(run);
+	/*
+	 * Under the wait queue's lock, so that the destructor, once it has
+	 * seen no fill in flight and taken that lock, knows this wake-up is
+	 * over before it frees the device.
+	 */
+	spin_lock_irqsave(&lc->fills_wait.lock, flags);
 	if (atomic_dec_and_test(&lc->fills_inflight))
-		wake_up(&lc->fills_wait);
+		wake_up_locked(&lc->fills_wait);
+	spin_unlock_irqrestore(&lc->fills_wait.lock, flags);
 }
 
 /*
@@ -711,16 +719,17 @@ static unsigned int l2arc_run_bridge(struct l2arc_c *lc, struct l2arc_run *run,
 
 	if (!run || run->from_l2 || b != run->oblock + run->nr)
 		return 0;
+	/* room for the blocks read over and for the miss after them */
 	room = min_t(unsigned int, run->max - run->nr,
-		     (L2ARC_RUN_BRIDGE_BYTES >> SECTOR_SHIFT) >> lc->block_shift);
+		     ((L2ARC_RUN_BRIDGE_BYTES >> SECTOR_SHIFT) >>
+		      lc->block_shift) + 1);
 	for (n = 0; n < room && b + n <= last; n++) {
 		struct arc_hdr *hdr = arc_lookup(&lc->arc, to_oblock(b + n));
 
 		if (hdr && (hdr->state == ARC_MRU || hdr->state == ARC_MFU))
 			continue;
-		if (!n || (hdr && (hdr->flags & ARC_F_L2) &&
-			   l2arc_l2_readable(lc, hdr->l2_slot)))
-			return 0;	/* not resident at all, or an L2 hit */
+		if (!n || (hdr && (hdr->flags & ARC_F_L2)))
+			return 0;	/* not resident at all, or on L2 */
 		if (prefetch && l2arc_wr_overlaps(lc, b + n, b + n))
 			return 0;	/* read-ahead will skip it */
 		return n;
@@ -747,6 +756,19 @@ static bool l2arc_run_read_over(struct l2arc_c *lc, struct l2arc_run *run,
 	run->f[run->nr++].buf = buf;
 	lc->stats[L2ARC_STAT_FILL_RUN_BRIDGED]++;
 	return true;
+}
+
+/*
+ * The map stops before the block after @run's last fill: drop the blocks
+ * read over at the run's end, which no miss follows; arc.lock held.
+ */
+static void l2arc_run_trim(struct l2arc_c *lc, struct l2arc_run *run)
+{
+	while (run && !run->from_l2 && run->nr && !run->f[run->nr - 1].hdr) {
+		l2arc_buf_put(lc, run->f[--run->nr].buf);
+		run->f[run->nr].buf = NULL;
+		lc->stats[L2ARC_STAT_FILL_RUN_BRIDGED]--;
+	}
 }
 
 /*
@@ -872,6 +894,7 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 					l2arc_buf_put(lc, buf);
 				arc_hdr_free(spare);
 				l2arc_throttled(lc);
+				l2arc_run_trim(lc, run);
 				return b;
 			}
 		}
@@ -879,11 +902,13 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 		r = arc_access(&lc->arc, to_oblock(b),
 			       prefetch ? ARC_ACCESS_PREFETCH : 0, &spare, &hdr);
 		arc_hdr_free(spare);	/* not used: the block had a header */
-		if (WARN_ON_ONCE(r < 0 || resident != (r == ARC_HIT_MRU ||
+		if (r < 0 || WARN_ON_ONCE(resident != (r == ARC_HIT_MRU ||
 						       r == ARC_HIT_MFU))) {
+			/* r < 0: no memory for the directory's table */
 			if (buf)
 				l2arc_buf_put(lc, buf);
 			l2arc_throttled(lc);
+			l2arc_run_trim(lc, run);
 			return b;
 		}
 		if (resident) {
@@ -1055,8 +1080,12 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 	}
 	l2arc_runs_submit(lc, runs);
 	if (done <= last) {
-		/* no memory from block @done on: the rest around the ARC */
-		sector_t off = (done << lc->block_shift) - start;
+		/*
+		 * No memory from block @done on: the rest around the ARC
+		 * (all of it when that is the first, partial block).
+		 */
+		sector_t off = max_t(sector_t, done << lc->block_shift, start) -
+			       start;
 
 		l2arc_read_around(lc, io, off, bio_sectors(bio) - off,
 				  GFP_NOIO);

@@ -159,6 +159,9 @@ static void l2arc_dtr(struct dm_target *ti)
 	l2arc_stats_unregister(lc);
 	l2arc_feed_stop(lc);
 	wait_event(lc->fills_wait, !atomic_read(&lc->fills_inflight));
+	/* the last fill's wake-up holds this lock until it is done */
+	spin_lock_irq(&lc->fills_wait.lock);
+	spin_unlock_irq(&lc->fills_wait.lock);
 	l2arc_shrinker_unregister(&lc->shrinker);
 	if (lc->wq)
 		destroy_workqueue(lc->wq);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 240
+# timeout: 480
 #
 # Whole bios, runs of blocks (issue 11).  Devices: origin = a memory-backed
 # null_blk "ro" (512-byte sectors, max_sectors 2048 = 1 MiB a request, no
@@ -26,8 +26,8 @@
 #     miss, iohit, hit.
 #  5. Resident blocks between misses: a 1 MiB read with 4 resident blocks
 #     in its middle is still ONE origin bio (fill_run_bridged 4, the same
-#     origin requests as in 1); with 100 resident blocks (400 KiB, more
-#     than a run reads over) it is two.
+#     origin requests as in 1); with 64 (256 KiB, the most a run reads
+#     over) still one; with 100 resident blocks (400 KiB) it is two.
 . "$(dirname "$0")/lib.sh"
 
 load_module
@@ -161,5 +161,9 @@ rdn $dev 100 $((2560 + 100))			# 100 resident in MiB 10
 cmp <(dd if=$dev bs=1M count=1 skip=10 iflag=direct status=none) \
 	<(dd if="$O" bs=1M count=1 skip=10 iflag=direct status=none) || die "5: data differs (100)"
 expect_rows "$proc" misses=$((256 + 256)) hits=$((4 + 100)) fill_runs=5 fill_run_blocks=512 fill_run_bridged=4
+rdn $dev 64 $((3072 + 100))			# 64 resident (256 KiB) in MiB 12
+cmp <(dd if=$dev bs=1M count=1 skip=12 iflag=direct status=none) \
+	<(dd if="$O" bs=1M count=1 skip=12 iflag=direct status=none) || die "5: data differs (64)"
+expect_rows "$proc" misses=$((512 + 256)) hits=$((104 + 64)) fill_runs=7 fill_run_blocks=768 fill_run_bridged=$((4 + 64))
 check_rows "$(snap "$proc")" 0 4096
 echo "runs ok"
