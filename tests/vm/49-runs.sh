@@ -21,7 +21,7 @@
 #     blocks: for 12 patterns of head and tail offsets, one read from inside
 #     a resident block to inside another resident block, across an L2-only
 #     block, two uncached blocks and a block being filled (its origin read
-#     held 5 s by a dm-delay segment of the origin's table): every byte
+#     held 10 s by a dm-delay segment of the origin's table): every byte
 #     compared with the origin, and the counters say hit, L2 hit, miss,
 #     miss, iohit, hit.
 #  5. Resident blocks between misses: a 1 MiB read with 4 resident blocks
@@ -115,10 +115,11 @@ for p in $(seq 12); do
 	rd4k $dev 16 $((base + 8))		# evicts base+1: L2-only
 	rd4k $dev 1 "$base"
 	rd4k $dev 1 $((base + 5))
-	# reads of block base+4 (only) held 5 s by dm-delay
+	# reads of block base+4 (only) held 10 s by dm-delay: a loaded host
+	# must finish the straddling read within that
 	hs=$(((base + 4) * 8))
 	dmsetup load rnd --table "0 $hs linear $O 0
-$hs 8 delay $O $hs 5000
+$hs 8 delay $O $hs 10000
 $((hs + 8)) $((len - hs - 8)) linear $O $((hs + 8))"
 	dmsetup resume rnd
 	m0=$(st misses)
