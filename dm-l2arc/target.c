@@ -182,6 +182,7 @@ static void l2arc_dtr(struct dm_target *ti)
 
 static int l2arc_get_devices(struct l2arc_c *lc, struct dm_target *ti)
 {
+	dev_t self = disk_devt(dm_disk(dm_table_get_md(ti->table)));
 	struct l2arc_table *t = &lc->table;
 	int r;
 
@@ -190,6 +191,11 @@ static int l2arc_get_devices(struct l2arc_c *lc, struct dm_target *ti)
 	if (r) {
 		ti->error = "Origin device lookup failed";
 		return r;
+	}
+	/* a table over itself would send every bio back to itself */
+	if (lc->origin->bdev->bd_dev == self) {
+		ti->error = "Origin device is this device";
+		return -EINVAL;
 	}
 	if (t->cache_path) {
 		/*
@@ -203,6 +209,10 @@ static int l2arc_get_devices(struct l2arc_c *lc, struct dm_target *ti)
 		if (r) {
 			ti->error = "Cache device lookup failed";
 			return r;
+		}
+		if (lc->cache->bdev->bd_dev == self) {
+			ti->error = "Cache device is this device";
+			return -EINVAL;
 		}
 		if (bdev_read_only(lc->cache->bdev)) {
 			ti->error = "Cache device is read-only";

@@ -5,7 +5,8 @@
 # (read back from the kernel log) and leaves the device list unchanged.
 # Devices: brd RAM disks stand in for the origin (/dev/ram0) and the cache
 # device (/dev/ram1); a 15-block dm-linear over /dev/ram2 is a cache device
-# below the 16-block minimum.
+# below the 16-block minimum; l2t_good itself is the device named by the
+# lines that reload it over itself.
 . "$(dirname "$0")/lib.sh"
 
 load_module
@@ -63,4 +64,20 @@ expect_error "Length is not a multiple of the block size" "0 $((osz - 4)) l2arc 
 dm_create l2t_good "$L $O $C 8 2 arc_max 1048576"
 assert_eq "table echo" "0 $osz l2arc 1:0 1:1 8 2 arc_max 1048576" \
 	"$(dmsetup table l2t_good)"
+
+# A reload that names the device itself (found by the fuzzer, issue 10):
+# once live, every bio would be sent back to the device, for ever.
+self=$(dmsetup info -c --noheadings -o major,minor l2t_good | tr -d ' ')
+for t in "$L /dev/mapper/l2t_good $C 8" "$L $self - 8" "$L $O /dev/mapper/l2t_good 8" "$L $O $self 8"; do
+	exp="Origin device is this device"
+	[[ $t == "$L $O "* ]] && exp="Cache device is this device"
+	if dmsetup load l2t_good --table "$t" >/dev/null 2>&1; then
+		dmsetup clear l2t_good
+		die "a reload of l2t_good over itself was accepted: '$t'"
+	fi
+	got=$(dmesg | grep 'device-mapper: table: ' | tail -1 |
+		sed -n 's/.*: l2arc: \(.*\) (-E[A-Z]*)$/\1/p')
+	assert_eq "'$t'" "$exp" "$got"
+	n=$((n + 1))
+done
 echo "$n malformed lines refused, each with its own message"
