@@ -4,9 +4,11 @@
 #
 #   make                 build build/$(KVER)/dm-l2arc.ko
 #   make KVER=<kver>     ... against another installed kernel's headers
+#   make KVER=$(scripts/debug-kernel)   ... against the debug kernel
 #   make check           everything CI runs; ends with "N passed, N failed"
 #   make demo            boot a VM and show the target at work
 #   make bench           benchmarks in one VM -> results/<date>/report.md (QUICK=1: < 10 min)
+#   make soak            the 30-minute soak in one VM (DURATION=<min>, KVER=6.1|6.12|debug)
 #   make deps            install the Debian packages this project needs
 #   make kunit           the KUnit suites under UML (linux-source-6.1)
 #   make vmtest          the VM tests on both kernels
@@ -18,11 +20,12 @@
 
 KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 		else scripts/kvers --61 2>/dev/null; fi)
-KDIR ?= /lib/modules/$(KVER)/build
+# the debug kernel (scripts/debug-kernel) lives in the cache, not /lib/modules
+KDIR ?= $(if $(filter %-l2arc-debug,$(KVER)),$(shell scripts/debug-kernel --dir)/obj,/lib/modules/$(KVER)/build)
 BUILD ?= build/$(KVER)
 SRCS := $(wildcard dm-l2arc/*.c dm-l2arc/*.h) dm-l2arc/Kbuild
 
-.PHONY: all module clean check demo bench deps kunit vmtest lint tools
+.PHONY: all module clean check demo bench deps kunit vmtest lint tools soak
 
 all: module
 
@@ -44,6 +47,9 @@ demo:
 
 bench:
 	scripts/bench $(if $(QUICK),-q)
+
+soak:
+	scripts/soak
 
 deps:
 	scripts/deps
