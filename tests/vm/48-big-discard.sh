@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 600
+# debug-check: skip bounds lock hold times with a 1 s soft-lockup watchdog: a timing test
 #
 # A discard of a whole large device never holds the device lock for long
 # (issue 9, section 3): with the soft-lockup watchdog at 2 s

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 150
+# debug-check: skip a feed policy (which blocks go to L2), checked on both Debian kernels
 #
 # l2arc_noprefetch: prefetch blocks (read ahead by zfetch, not yet
 # demanded) never reach L2 while it is 1.

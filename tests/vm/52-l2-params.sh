@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 240
+# debug-check: skip the tunables' effects on the feed, on both Debian kernels; 70-fuzz writes parameters here
 #
 # The L2ARC tunables as module parameters and per device.
 #  - /sys/module/dm_l2arc/parameters/l2arc_*: defaults as documented in
