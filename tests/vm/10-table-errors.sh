@@ -67,18 +67,25 @@ assert_eq "table echo" "0 $osz l2arc 1:0 1:1 8 2 arc_max 1048576" \
 	"$(dmsetup table l2t_good)"
 
 # A reload that names the device itself (found by the fuzzer, issue 10):
-# once live, every bio would be sent back to the device, for ever.
+# once live, every bio would be sent back to the device, for ever.  6.1
+# opens the device for the table, and the ctr refuses it; 6.12's
+# dm_get_device() already fails to open it ("... lookup failed").
 self=$(dmsetup info -c --noheadings -o major,minor l2t_good | tr -d ' ')
 for t in "$L /dev/mapper/l2t_good $C 8" "$L $self - 8" "$L $O /dev/mapper/l2t_good 8" "$L $O $self 8"; do
-	exp="Origin device is this device"
-	[[ $t == "$L $O "* ]] && exp="Cache device is this device"
+	what=Origin
+	[[ $t == "$L $O "* ]] && what=Cache
+	exp="$what device is this device"
 	if dmsetup load l2t_good --table "$t" >/dev/null 2>&1; then
 		dmsetup clear l2t_good
 		die "a reload of l2t_good over itself was accepted: '$t'"
 	fi
 	got=$(dmesg | grep 'device-mapper: table: ' | tail -1 |
 		sed -n 's/.*: l2arc: \(.*\) (-E[A-Z]*)$/\1/p')
-	assert_eq "'$t'" "$exp" "$got"
+	case $L2ARC_KVER in
+	6.1.*) assert_eq "'$t'" "$exp" "$got" ;;
+	*) [[ $got == "$exp" || $got == "$what device lookup failed" ]] ||
+		die "'$t': expected '$exp' or '$what device lookup failed', got '$got'" ;;
+	esac
 	n=$((n + 1))
 done
 echo "$n malformed lines refused, each with its own message"
