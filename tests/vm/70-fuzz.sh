@@ -3,11 +3,14 @@
 # timeout: 600
 #
 # The table, message and module parameter fuzzer (tests/vm/fuzz.py): 3000
-# random table lines, valid and not, checked against a model of the ctr;
-# between them random reloads, suspends, messages and parameter writes on
-# a device that a thread keeps reading and writing.  Seeded: the seed is
-# printed first; L2ARC_FUZZ_SEED=<seed> repeats a run, L2ARC_FUZZ_TABLES
-# sets the number of lines.
+# random table lines (2000 on the debug kernel), valid and not, checked
+# against a model of the ctr; between them random reloads, suspends,
+# messages and parameter writes on a device that a thread keeps reading
+# and writing.  Seeded: the seed is printed first; L2ARC_FUZZ_SEED=<seed>
+# repeats a run, L2ARC_FUZZ_TABLES sets the number of lines.  vm-run does
+# not pass the host's environment into the guest; to set them:
+#   scripts/vm-run -k 6.1 -t 900 /bin/bash -c \
+#     'L2ARC_FUZZ_SEED=<seed> tests/vm/runner-guest fuzz'
 # Devices: brd RAM disks /dev/ram0 (origin) and /dev/ram1 (cache device)
 # for the lines; a 64 KiB dm-linear over /dev/ram1 (16 blocks of 4 KiB,
 # too small for larger blocks), a read-only dm-linear, /tmp (a
@@ -17,6 +20,8 @@
 
 load_module
 tables=3000
+# the debug kernel loads a table three times slower (make check's budget)
+[[ $L2ARC_KVER == *-l2arc-debug ]] && tables=2000
 P=/sys/module/dm_l2arc/parameters
 # every parameter goes back to its value of now
 for f in "$P"/*; do
