@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# debug-check: skip table lifecycles: 70-fuzz reloads, suspends and resumes here, and 59-l2-reload-cycles reloads with a cache device
+# debug-check: skip table lifecycles: 70-fuzz reloads, suspends and resumes here
 #
 # Life cycle of an l2arc device: create -> fio write+verify (random 4 KiB
 # and 1 MiB, crc32c) -> suspend -> resume -> reload with the same table ->

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 480
-# debug-check: skip the feed's warm-up pass by pass, checked on both Debian kernels; the feed runs here in 53, 55, 59 and 71
+# debug-check: skip the feed's warm-up pass by pass, checked on both Debian kernels; the feed runs here in 54, 56, 57 and 71
 #
 # The NAS story in miniature, driven by l2arc_feed messages (no timing):
 # a 16 MiB working set (the whole device, 4096 blocks of 4 KiB) over a
