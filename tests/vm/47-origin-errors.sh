@@ -10,7 +10,8 @@
 #  - sectors 128-135 and 0-63: read through the target = the origin's
 #    data, although the fill of block 0 fails;
 #  - sectors 64-71: EIO, as on the origin;
-#  - two reads waiting on the same fill (the origin held by dm-delay 4 s),
+#  - two reads waiting on the same fill (the origin held by dm-delay 4 s,
+#    hold_ms),
 #    one of 128-135 and one of 64-71: the first succeeds, the second fails;
 #  - counters: origin_read_errors counts the failed fills (3), nothing of
 #    block 0 is cached (data_size 0 after the reads), and a good block
@@ -24,7 +25,7 @@ dd if=/dev/urandom of=/dev/ram0 bs=1M count=64 oflag=direct status=none
 dm_create oe "0 64 linear /dev/ram0 0
 64 8 error
 72 $((len - 72)) linear /dev/ram0 72"
-dm_create oed "0 $len delay /dev/mapper/oe 0 4000"
+dm_create oed "0 $len delay /dev/mapper/oe 0 $(hold_ms 4000)"
 dm_create l2e "0 $len l2arc /dev/mapper/oe - 256 4 arc_max 16777216 prefetch_disable 1"
 dev=/dev/mapper/l2e
 proc=$(proc_of l2e)
@@ -39,7 +40,8 @@ if rd /dev/mapper/oe 64 8 >/dev/null 2>&1; then die "setup: the origin reads sec
 if rd $dev 64 8 >/dev/null 2>&1; then die "sectors 64-71 read through the target did not fail"; fi
 expect_rows "$proc" origin_read_errors=3 data_size=0
 
-# two readers on one fill, origin held 1 s by dm-delay
+# two readers on one fill, origin held 4 s by dm-delay (20 s on the debug
+# kernel: the second read must reach the fill before it ends)
 dm_create l2d "0 $len l2arc /dev/mapper/oed - 256 4 arc_max 16777216 prefetch_disable 1"
 devd=/dev/mapper/l2d
 rd $devd 128 8 >good.out 2>good.err &

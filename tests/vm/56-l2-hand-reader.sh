@@ -4,7 +4,7 @@
 #
 # The write hand never overwrites a slot under a reader (issue 9, section
 # 5).  Cache device "hrc" = dm-delay over 32 blocks of brd /dev/ram1,
-# reads delayed 3 s (a read in flight for that long), writes not; origin =
+# reads delayed 3 s (hold_ms: a read in flight for that long), writes not; origin =
 # brd /dev/ram0.  l2arc: 4 KiB blocks, arc_max 64 KiB (16 blocks), feeds
 # by message only, a feed writes 8 blocks (a quarter of the cache
 # device), l2arc_max_errors 1, read-ahead off.
@@ -40,7 +40,7 @@ setup() {	# setup NAME: origin data, the device, blocks 0..31 on L2
 			dd if=y.blk of=/dev/ram0 bs=4k seek=$b count=1 oflag=direct conv=notrunc status=none
 		done
 	fi
-	dm_create hrc "0 256 delay /dev/ram1 0 3000 /dev/ram1 0 0"
+	dm_create hrc "0 256 delay /dev/ram1 0 $(hold_ms 3000) /dev/ram1 0 0"
 	dm_create "hr$1" "0 $len l2arc /dev/ram0 /dev/mapper/hrc 8 12 arc_max 65536 prefetch_disable 1 l2arc_feed_secs 3600 l2arc_max_errors 1 l2arc_write_max 1048576 l2arc_noprefetch 0"
 	dev=/dev/mapper/hr$1
 	proc=$(proc_of "hr$1")

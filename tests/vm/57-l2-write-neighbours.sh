@@ -6,7 +6,7 @@
 # 6): writes to other blocks -- block N + 1024 shares N's write bucket in
 # the 1024-bucket scheme that this replaces -- never discard a fill or an
 # L2 copy.  Cache device "wnc" = dm-delay over brd /dev/ram1, reads delayed
-# 4 s (an L2 read in flight), writes not; origin "wno" = dm-delay over brd
+# 4 s (hold_ms: an L2 read in flight), writes not; origin "wno" = dm-delay over brd
 # /dev/ram0, reads delayed 4 s, writes not (an origin read in flight).
 # l2arc: 4 KiB blocks, arc_max 64 KiB (16 blocks), feeds by message,
 # read-ahead off.
@@ -26,7 +26,7 @@ load_module
 mk_brd 2 32
 len=$(sectors /dev/ram0)
 dd if=/dev/urandom of=/dev/ram0 bs=1M count=32 oflag=direct status=none
-dm_create wnc "0 $(sectors /dev/ram1) delay /dev/ram1 0 4000 /dev/ram1 0 0"
+dm_create wnc "0 $(sectors /dev/ram1) delay /dev/ram1 0 $(hold_ms 4000) /dev/ram1 0 0"
 dm_create wno "0 $len delay /dev/ram0 0 0 /dev/ram0 0 0"
 dm_create wn "0 $len l2arc /dev/mapper/wno /dev/mapper/wnc 8 10 arc_max 65536 prefetch_disable 1 l2arc_feed_secs 3600 l2arc_write_max 1048576 l2arc_noprefetch 0"
 dev=/dev/mapper/wn
@@ -71,7 +71,7 @@ for w in one many; do
 done
 
 # ---- 2. an origin read in flight while block 1 is written
-dmsetup load wno --table "0 $len delay /dev/ram0 0 4000 /dev/ram0 0 0"
+dmsetup load wno --table "0 $len delay /dev/ram0 0 $(hold_ms 4000) /dev/ram0 0 0"
 dmsetup resume wno
 m0=$(st misses)
 blk 1025 >r1025.out &

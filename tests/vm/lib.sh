@@ -19,6 +19,9 @@
 #   sectors DEV                 size of DEV in 512-byte sectors
 #   arcstats_row FILE ROW       one row's value from an arcstats file
 #   expect_rows FILE ROW=VAL... assert rows of an arcstats file
+#   hold_ms MS                  MS scaled for this kernel: a hold (dm-delay)
+#                               that must outlast a few commands; MS on
+#                               Debian's kernels, 5 x MS on the debug kernel
 #   mk_discard_origin NAME MiB BS
 #                               a 64 MiB-ish origin that supports discard:
 #                               /dev/ram0 when brd does, else a memory-backed
@@ -33,6 +36,17 @@ set -euo pipefail
 : "${L2ARC_TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${L2ARC_KO:=$L2ARC_TOP/build/$L2ARC_KVER/dm-l2arc.ko}"
 export L2ARC_KVER L2ARC_TOP L2ARC_KO DM_DISABLE_UDEV=1
+
+# the debug kernel (lockdep, KASAN) runs commands 4 to 15 times slower
+if [[ $L2ARC_KVER == *-l2arc-debug ]]; then
+	L2ARC_HOLD_FACTOR=5
+else
+	L2ARC_HOLD_FACTOR=1
+fi
+
+hold_ms() {
+	echo $(($1 * L2ARC_HOLD_FACTOR))
+}
 
 die() {
 	echo "FAIL: $*" >&2
