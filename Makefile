@@ -14,6 +14,10 @@
 #   make vmtest          the VM tests on both kernels
 #   make lint            checkpatch --strict and sparse on both kernels
 #   make tools           build/tools/replay (trace replayer for the VM tests)
+#   make install         l2arcsetup, l2arcstat, dm-l2arc.service, /etc/l2arctab
+#                        (PREFIX=/usr/local, SYSCONFDIR=/etc, DESTDIR for
+#                        packages; the module
+#                        itself goes in with DKMS: README, "Installing")
 #
 # KVER defaults to the running kernel when its build directory exists,
 # else to the newest installed Debian 6.1 kernel.
@@ -25,7 +29,14 @@ KDIR ?= $(if $(filter %-l2arc-debug,$(KVER)),$(shell scripts/debug-kernel --dir)
 BUILD ?= build/$(KVER)
 SRCS := $(wildcard dm-l2arc/*.c dm-l2arc/*.h) dm-l2arc/Kbuild
 
-.PHONY: all module clean check demo bench deps kunit vmtest lint tools soak
+.PHONY: all module clean check demo bench deps kunit vmtest lint tools soak install
+
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+BINDIR ?= $(PREFIX)/bin
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+DOCDIR ?= $(PREFIX)/share/doc/dm-l2arc
+SYSCONFDIR ?= /etc
 
 all: module
 
@@ -68,3 +79,19 @@ tools: build/tools/replay
 build/tools/replay: tests/tools/replay.c
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -o $@ $<
+
+# the tools and the boot-time assembly; /etc/l2arctab only when there is
+# none (never the administrator's own)
+install:
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)
+	install -m 755 scripts/l2arcsetup $(DESTDIR)$(SBINDIR)/l2arcsetup
+	install -m 755 scripts/l2arcstat $(DESTDIR)$(BINDIR)/l2arcstat
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		etc/dm-l2arc.service.in >$(DESTDIR)$(UNITDIR)/dm-l2arc.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/dm-l2arc.service
+	install -m 644 etc/l2arctab $(DESTDIR)$(DOCDIR)/l2arctab.example
+	install -m 644 Documentation/dm-l2arc.rst $(DESTDIR)$(DOCDIR)/dm-l2arc.rst
+	[ -e $(DESTDIR)$(SYSCONFDIR)/l2arctab ] || \
+		install -m 644 etc/l2arctab $(DESTDIR)$(SYSCONFDIR)/l2arctab
+

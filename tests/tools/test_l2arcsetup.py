@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Host test: scripts/l2arcsetup's `check` (the file's syntax, no device
+touched: FILE:LINE: message per bad line, exit 1), its usage errors, and
+`make install` (the files, the unit's paths, `systemd-analyze verify` of
+the installed unit).  Creating and removing devices runs in the VM test
+tests/vm/80-l2arctab.sh."""
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.abspath(os.path.join(HERE, '..', '..'))
+SETUP = os.path.join(TOP, 'scripts', 'l2arcsetup')
+EXAMPLE = os.path.join(TOP, 'etc', 'l2arctab')
+
+
+def setup(*args):
+    return subprocess.run([SETUP] + list(args), capture_output=True,
+                          text=True, timeout=60)
+
+
+class L2arcsetupCheckTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix='l2arctab.')
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def tab(self, text):
+        path = os.path.join(self.dir, 'l2arctab')
+        with open(path, 'w') as f:
+            f.write(text)
+        return path
+
+    def test_shipped_example_is_valid(self):
+        r = setup('-t', EXAMPLE, 'check')
+        self.assertEqual((r.returncode, r.stdout, r.stderr), (0, '', ''))
+
+    def test_shipped_example_lines_are_valid(self):
+        with open(EXAMPLE) as f:
+            lines = [l[2:] for l in f if l.startswith('# nas0 ') or
+                     l.startswith('# logs ')]
+        self.assertEqual(len(lines), 2)
+        r = setup('-t', self.tab(''.join(lines)), 'check')
+        self.assertEqual((r.returncode, r.stderr), (0, ''))
+
+    def test_every_bad_line_named(self):
+        path = self.tab('\n'.join([
+            '# comment',
+            'good0 /dev/disk/by-id/a /dev/disk/by-id/b 256 arc_max=1G,l2arc_write_max=400M',
+            'bad1 /dev/sdc /dev/sdd 4000',
+            'bad2 sdc - 8',
+            'good0 /dev/sde - 8',
+            'bad3 /dev/sdf /dev/sdf 8',
+            'bad4 /dev/sdg - 8 arc_max=1X',
+            'bad5 /dev/sdg - 8 foo=1',
+            'bad6 /dev/sdg - 8 prefetch_disable=2',
+            'bad7 /dev/sdg',
+            'bad8 /dev/sdg - 8 a=1 extra',
+            'b@d /dev/sdg - 8',
+            'good1 /dev/sdh /dev/sdi 2048 -   # comment',
+            'bad9 /dev/sdg - 8 arc_max=1,arc_max=2',
+            'bad10 /dev/sdg - 2m',
+            'bad11 /dev/sdg - 8 l2arc_feed_secs=-1',
+            'good2 /dev/sdg - 1M prefetch_disable=1,l2arc_max_errors=3',
+            '']))
+        r = setup('-t', path, 'check')
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stdout, '')
+        want = [
+            "3: bad1: block size '4000': a power of two from 8 to 2048 sectors (or 4k to 1M)",
+            "4: bad2: origin 'sdc' is not an absolute path",
+            "5: good0: name used by an earlier line",
+            "6: bad3: the cache device is the origin",
+            "7: bad4: option 'arc_max=1X': bytes, a decimal number with an optional k, M, G or T",
+            "8: bad5: unknown option 'foo'",
+            "9: bad6: option 'prefetch_disable=2': 0 or 1",
+            "10: need <name> <origin> <cache|-> <block_size> [<options>], got 2 field(s)",
+            "11: too many fields (6): options are one field, comma-separated key=value",
+            "12: name 'b@d': letters, digits and ._+- only, at most 127",
+            "14: bad9: option 'arc_max' given twice",
+            "15: bad10: block size '2m': a power of two from 4k to 1M",
+            "16: bad11: option 'l2arc_feed_secs=-1': a decimal number",
+        ]
+        self.assertEqual(r.stderr.splitlines(),
+                         ['%s:%s' % (path, w) for w in want])
+
+    def test_missing_file(self):
+        r = setup('-t', os.path.join(self.dir, 'none'), 'check')
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('cannot read', r.stderr)
+
+    def test_usage(self):
+        for args in ([], ['bogus'], ['check', 'x'], ['status', 'x'],
+                     ['start', 'a', 'b'], ['-x', 'check']):
+            r = setup(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn('usage: l2arcsetup', r.stderr, args)
+
+
+class InstallTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix='l2arc-install.')
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def make_install(self, *args):
+        subprocess.run(['make', '-s', '-C', TOP, 'install'] + list(args),
+                       check=True, capture_output=True, text=True)
+
+    def test_destdir_layout(self):
+        self.make_install('DESTDIR=' + self.dir, 'PREFIX=/usr')
+        files = sorted(os.path.relpath(os.path.join(d, f), self.dir)
+                       for d, _, fs in os.walk(self.dir) for f in fs)
+        self.assertEqual(files, [
+            'etc/l2arctab', 'usr/bin/l2arcstat',
+            'usr/lib/systemd/system/dm-l2arc.service',
+            'usr/sbin/l2arcsetup', 'usr/share/doc/dm-l2arc/dm-l2arc.rst',
+            'usr/share/doc/dm-l2arc/l2arctab.example'])
+        with open(os.path.join(self.dir, 'usr/lib/systemd/system/dm-l2arc.service')) as f:
+            unit = f.read()
+        self.assertIn('ExecStart=/usr/sbin/l2arcsetup -t /etc/l2arctab start\n', unit)
+        self.assertIn('ExecStop=/usr/sbin/l2arcsetup -t /etc/l2arctab stop\n', unit)
+        self.assertIn('ConditionPathExists=/etc/l2arctab\n', unit)
+        self.assertNotIn('@', unit)
+
+    def test_keeps_the_administrators_l2arctab(self):
+        os.makedirs(os.path.join(self.dir, 'etc'))
+        mine = os.path.join(self.dir, 'etc', 'l2arctab')
+        with open(mine, 'w') as f:
+            f.write('nas0 /dev/disk/by-id/a - 8\n')
+        self.make_install('DESTDIR=' + self.dir)
+        with open(mine) as f:
+            self.assertEqual(f.read(), 'nas0 /dev/disk/by-id/a - 8\n')
+
+    @unittest.skipUnless(shutil.which('systemd-analyze'), 'no systemd-analyze')
+    def test_unit_verifies(self):
+        # PREFIX inside the scratch directory, so that ExecStart exists
+        self.make_install('PREFIX=' + self.dir, 'DESTDIR=',
+                          'SYSCONFDIR=' + self.dir + '/etc')
+        unit = os.path.join(self.dir, 'lib/systemd/system/dm-l2arc.service')
+        r = subprocess.run(['systemd-analyze', 'verify', unit],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual((r.returncode, r.stderr), (0, ''))
+
+
+if __name__ == '__main__':
+    unittest.main()
