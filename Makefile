@@ -85,9 +85,12 @@ build/tools/replay: tests/tools/replay.c
 install:
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)
-	install -m 755 scripts/l2arcsetup $(DESTDIR)$(SBINDIR)/l2arcsetup
+	sed 's|^tab=$${L2ARCTAB:-/etc/l2arctab}$$|tab=$${L2ARCTAB:-$(SYSCONFDIR)/l2arctab}|' \
+		scripts/l2arcsetup >$(DESTDIR)$(SBINDIR)/l2arcsetup
+	chmod 755 $(DESTDIR)$(SBINDIR)/l2arcsetup
 	install -m 755 scripts/l2arcstat $(DESTDIR)$(BINDIR)/l2arcstat
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		-e 's|@DOCDIR@|$(DOCDIR)|g' \
 		etc/dm-l2arc.service.in >$(DESTDIR)$(UNITDIR)/dm-l2arc.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/dm-l2arc.service
 	install -m 644 etc/l2arctab $(DESTDIR)$(DOCDIR)/l2arctab.example

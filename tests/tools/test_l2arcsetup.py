@@ -72,18 +72,67 @@ class L2arcsetupCheckTest(unittest.TestCase):
             "4: bad2: origin 'sdc' is not an absolute path",
             "5: good0: name used by an earlier line",
             "6: bad3: the cache device is the origin",
-            "7: bad4: option 'arc_max=1X': bytes, a decimal number with an optional k, M, G or T",
+            "7: bad4: option 'arc_max=1X': bytes below 2^63, a decimal number with an optional k, M, G or T",
             "8: bad5: unknown option 'foo'",
             "9: bad6: option 'prefetch_disable=2': 0 or 1",
             "10: need <name> <origin> <cache|-> <block_size> [<options>], got 2 field(s)",
             "11: too many fields (6): options are one field, comma-separated key=value",
-            "12: name 'b@d': letters, digits and ._+- only, at most 127",
+            "12: name 'b@d': letters, digits and ._+- (not first), at most 127, not ., .. or control",
             "14: bad9: option 'arc_max' given twice",
             "15: bad10: block size '2m': a power of two from 4k to 1M",
-            "16: bad11: option 'l2arc_feed_secs=-1': a decimal number",
+            "16: bad11: option 'l2arc_feed_secs=-1': a decimal number below 2^63",
         ]
         self.assertEqual(r.stderr.splitlines(),
                          ['%s:%s' % (path, w) for w in want])
+
+    def test_review_findings(self):
+        # numbers that would wrap around, names dmsetup would take for
+        # options, paths on two lines, empty options, CRLF and a BOM
+        big = '9223372036854775808'
+        path = self.tab('\ufeff# BOM before a comment\r\n' + '\n'.join([
+            'w1 /dev/a1 - 8 arc_max=' + big,
+            'w2 /dev/a2 - 8 arc_max=9223372036855824384k',
+            'w3 /dev/a3 - 9223372036854775812k',
+            'w4 /dev/a4 - 8 l2arc_headroom=' + big,
+            'ok1 /dev/a5 - 8 arc_max=9223372036854775807,l2arc_headroom=0009\r',
+            '-r /dev/a6 - 8',
+            'control /dev/a7 - 8',
+            'c1 /dev/h1 /dev/nvme1 8',
+            'c2 /dev/h2 /dev/nvme1 8',
+            'c3 /dev/h1 - 8',
+            'c4 /dev/nvme1 - 8',
+            'e1 /dev/a8 - 8 arc_max=1G,',
+            'ok2 /dev/a9 - 000008 -',
+            '   w1 /dev/b1 - 8',
+            '']))
+        r = setup('-t', path, 'check')
+        self.assertEqual(r.returncode, 1)
+        want = [
+            "2: w1: option 'arc_max=%s': bytes below 2^63, a decimal number with an optional k, M, G or T" % big,
+            "3: w2: option 'arc_max=9223372036855824384k': bytes below 2^63, a decimal number with an optional k, M, G or T",
+            "4: w3: block size '9223372036854775812k': a power of two from 4k to 1M",
+            "5: w4: option 'l2arc_headroom=%s': a decimal number below 2^63" % big,
+            "7: name '-r': letters, digits and ._+- (not first), at most 127, not ., .. or control",
+            "8: name 'control': letters, digits and ._+- (not first), at most 127, not ., .. or control",
+            "10: c2: /dev/nvme1 is used by line 9 too",
+            "11: c3: /dev/h1 is used by line 9 too",
+            "12: c4: /dev/nvme1 is used by line 9 too",
+            "13: e1: options 'arc_max=1G,': an empty option (a comma too many)",
+            "15: w1: name used by an earlier line",
+        ]
+        self.assertEqual(r.stderr.splitlines(),
+                         ['%s:%s' % (path, w) for w in want])
+
+    def test_empty_name_is_a_usage_error(self):
+        path = self.tab('a /dev/x - 8\n')
+        for cmd in ('start', 'stop'):
+            r = setup('-t', path, cmd, '')
+            self.assertEqual(r.returncode, 2, cmd)
+
+    def test_directory(self):
+        r = setup('-t', self.dir, 'check')
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, 'l2arcsetup: cannot read %s (not a readable file)\n' % self.dir)
 
     def test_missing_file(self):
         r = setup('-t', os.path.join(self.dir, 'none'), 'check')
@@ -92,7 +141,8 @@ class L2arcsetupCheckTest(unittest.TestCase):
 
     def test_usage(self):
         for args in ([], ['bogus'], ['check', 'x'], ['status', 'x'],
-                     ['start', 'a', 'b'], ['-x', 'check']):
+                     ['start', 'a', 'b'], ['-x', 'check'], ['-w', 'x', 'start'],
+                     ['-w', '-1', 'start']):
             r = setup(*args)
             self.assertEqual(r.returncode, 2, args)
             self.assertIn('usage: l2arcsetup', r.stderr, args)
@@ -107,6 +157,13 @@ class InstallTest(unittest.TestCase):
         subprocess.run(['make', '-s', '-C', TOP, 'install'] + list(args),
                        check=True, capture_output=True, text=True)
 
+    def test_sysconfdir_moves_the_tools_default(self):
+        self.make_install('DESTDIR=' + self.dir, 'PREFIX=/usr',
+                          'SYSCONFDIR=/usr/local/etc')
+        with open(os.path.join(self.dir, 'usr/sbin/l2arcsetup')) as f:
+            self.assertIn('\ntab=${L2ARCTAB:-/usr/local/etc/l2arctab}\n', f.read())
+        self.assertTrue(os.path.exists(os.path.join(self.dir, 'usr/local/etc/l2arctab')))
+
     def test_destdir_layout(self):
         self.make_install('DESTDIR=' + self.dir, 'PREFIX=/usr')
         files = sorted(os.path.relpath(os.path.join(d, f), self.dir)
@@ -118,7 +175,7 @@ class InstallTest(unittest.TestCase):
             'usr/share/doc/dm-l2arc/l2arctab.example'])
         with open(os.path.join(self.dir, 'usr/lib/systemd/system/dm-l2arc.service')) as f:
             unit = f.read()
-        self.assertIn('ExecStart=/usr/sbin/l2arcsetup -t /etc/l2arctab start\n', unit)
+        self.assertIn('ExecStart=/usr/sbin/l2arcsetup -t /etc/l2arctab -w 60 start\n', unit)
         self.assertIn('ExecStop=/usr/sbin/l2arcsetup -t /etc/l2arctab stop\n', unit)
         self.assertIn('ConditionPathExists=/etc/l2arctab\n', unit)
         self.assertNotIn('@', unit)

@@ -16,7 +16,8 @@
 #    origin's length in whole blocks), lines 3, 6 and 7 reported by
 #    number, the rest untouched; data written through tabc and tarc reach
 #    their origins;
-#  - start again: "already active"; start NAME: just that one, exit 0;
+#  - start again: "already active"; start NAME: just that one, exit 0; a
+#    file whose only device cannot come up: exit 3 (after -w 1);
 #  - status: one line per valid line, exact for the two inactive ones;
 #  - stop: both removed, last line first; stop again: nothing to do.
 . "$(dirname "$0")/lib.sh"
@@ -83,7 +84,12 @@ assert_eq "start tarc" "tarc: already active" "$(cat one.out)"
 rc=0
 "$setup" -t "$tab" start tnone 2>none.err || rc=$?
 assert_eq "start of a name not in the file: exit status" 1 $rc
-grep -qx "l2arcsetup: tnone: no valid line in $tab" none.err || die "start tnone: $(cat none.err)"
+grep -qx "l2arcsetup: tnone: no line in $tab" none.err || die "start tnone: $(cat none.err)"
+# a file none of whose devices comes up: exit status 3 (the unit fails)
+grep -E '^[[:space:]]*tgone ' "$tab" >gone.tab
+rc=0
+"$setup" -t gone.tab -w 1 start 2>/dev/null || rc=$?
+assert_eq "start with no device up: exit status" 3 $rc
 
 # ---- status
 "$setup" -t "$tab" status >status.out 2>/dev/null || true
