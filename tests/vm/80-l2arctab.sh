@@ -48,6 +48,18 @@ assert_eq "check's exit status" 1 $rc
 assert_eq "check's report" "$tab:3: tbad: unknown option 'cache_mode'" "$(cat check.err)"
 assert_eq "devices after check" "" "$(devs)"
 
+# ---- a full kernel log buffer, as after a long test run (where a count
+# of dmesg lines stops growing): the ctr's reason must still be found
+dk=/proc/sys/kernel/printk_devkmsg
+old_devkmsg=$(cat $dk)
+restore_devkmsg() { echo "$old_devkmsg" >$dk; }
+add_cleanup restore_devkmsg
+echo on >$dk	# no rate limit on /dev/kmsg while filling
+for i in $(seq 6000); do	# <7>: debug level, kept off the console
+	echo "<7>80-l2arctab: filling the kernel log buffer, line $i of 6000" >/dev/kmsg
+done
+restore_devkmsg
+
 # ---- start: the good ones come up, the bad ones are named
 rc=0
 "$setup" -t "$tab" start >start.out 2>start.err || rc=$?
