@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 240
-# debug-check: skip read-ahead distances and counts, checked on both Debian kernels; read-ahead fills race writes in 40-integrity here
+# debug-check: skip read-ahead distances and counts, checked on both Debian kernels
 #
 # Read-ahead reads what is then used (issue 11): 1 MiB blocks, arc_max 64
 # MiB, every other setting default (read-ahead on, zfetch_max_distance 8

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 240
-# debug-check: skip a file system over the target: the bio paths of 40-integrity and 61-bsrange, which run here
+# debug-check: skip a file system over the target: the bio paths of 61-bsrange and 71-fault-injection, which run here
 #
 # ext4 on an l2arc device: mkfs.ext4 (which discards the device), a tree
 # of 400 generated files (0 B to 256 KiB, one of 1 MiB, random content, nested

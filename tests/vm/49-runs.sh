@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 480
-# debug-check: skip exact request counts per bio, on both Debian kernels; runs with partial blocks are read in 61-bsrange, 40-integrity and 71-fault-injection here
+# debug-check: skip exact request counts per bio, on both Debian kernels; runs with partial blocks are read in 61-bsrange and 71-fault-injection here
 #
 # Whole bios, runs of blocks (issue 11).  Devices: origin = a memory-backed
 # null_blk "ro" (512-byte sectors, max_sectors 2048 = 1 MiB a request, no
