@@ -26,7 +26,7 @@ SERVE_IQN=iqn.2026-12.org.dm-l2arc:test
 SERVE_NQN=nqn.2026-12.org.dm-l2arc:test
 
 serve_skip() {	# serve_skip iscsi|nvme: skip the test when it cannot run here
-	local m tools
+	local m t tools
 	if [[ $1 == iscsi ]]; then
 		tools="targetcli iscsiadm iscsid dbus-daemon"
 		m="target_core_iblock iscsi_target_mod iscsi_tcp"
