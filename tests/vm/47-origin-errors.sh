@@ -10,9 +10,10 @@
 #  - sectors 128-135 and 0-63: read through the target = the origin's
 #    data, although the fill of block 0 fails;
 #  - sectors 64-71: EIO, as on the origin;
-#  - two reads waiting on the same fill (the origin held by dm-delay 4 s,
-#    hold_ms),
-#    one of 128-135 and one of 64-71: the first succeeds, the second fails;
+#  - two reads waiting on the same fill (the origin's reads held by
+#    dm-delay, HOLD_MS, released by release_held once the second read has
+#    joined the fill: iohits 1), one of 128-135 and one of 64-71: the
+#    first succeeds, the second fails;
 #  - counters: origin_read_errors counts the failed fills (3), nothing of
 #    block 0 is cached (data_size 0 after the reads), and a good block
 #    (block 1) still caches (no miss on its second read).
@@ -25,7 +26,7 @@ dd if=/dev/urandom of=/dev/ram0 bs=1M count=64 oflag=direct status=none
 dm_create oe "0 64 linear /dev/ram0 0
 64 8 error
 72 $((len - 72)) linear /dev/ram0 72"
-dm_create oed "0 $len delay /dev/mapper/oe 0 $(hold_ms 4000)"
+dm_create oed "0 $len delay /dev/mapper/oe 0 $HOLD_MS"
 dm_create l2e "0 $len l2arc /dev/mapper/oe - 256 4 arc_max 16777216 prefetch_disable 1"
 dev=/dev/mapper/l2e
 proc=$(proc_of l2e)
@@ -40,15 +41,18 @@ if rd /dev/mapper/oe 64 8 >/dev/null 2>&1; then die "setup: the origin reads sec
 if rd $dev 64 8 >/dev/null 2>&1; then die "sectors 64-71 read through the target did not fail"; fi
 expect_rows "$proc" origin_read_errors=3 data_size=0
 
-# two readers on one fill, origin held 4 s by dm-delay (20 s on the debug
-# kernel: the second read must reach the fill before it ends)
+# two readers on one fill: the origin read held until the second read has
+# joined it
 dm_create l2d "0 $len l2arc /dev/mapper/oed - 256 4 arc_max 16777216 prefetch_disable 1"
 devd=/dev/mapper/l2d
 rd $devd 128 8 >good.out 2>good.err &
 g=$!
-wait_for 10 "the first read to reach the origin" row_at_least "$(proc_of l2d)" misses 1
+wait_for 60 "the first read to reach the origin" row_at_least "$(proc_of l2d)" misses 1
 rd $devd 64 8 >bad.out 2>bad.err &
 b=$!
+wait_for 60 "the second read to join the fill" row_at_least "$(proc_of l2d)" iohits 1
+kill -0 $g 2>/dev/null || die "the held origin read completed before its release"
+release_held oed
 gr=0 br=0
 wait $g || gr=$?
 wait $b || br=$?

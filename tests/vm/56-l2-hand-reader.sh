@@ -4,7 +4,7 @@
 #
 # The write hand never overwrites a slot under a reader (issue 9, section
 # 5).  Cache device "hrc" = dm-delay over 32 blocks of brd /dev/ram1,
-# reads delayed 3 s (hold_ms: a read in flight for that long), writes not; origin =
+# reads held (HOLD_MS, until release_held), writes not; origin =
 # brd /dev/ram0.  l2arc: 4 KiB blocks, arc_max 64 KiB (16 blocks), feeds
 # by message only, a feed writes 8 blocks (a quarter of the cache
 # device), l2arc_max_errors 1, read-ahead off.
@@ -20,7 +20,10 @@
 #     The read may return the old or new data (it overlapped the write),
 #     but no checksum error is counted and the device is not degraded
 #     (l2_cksum_bad 0, l2_degraded 0); block 0 then reads the new data.
-# In both, the feed waits for the read (l2_evict_reading 1).
+# In both, the feed waits for the read (l2_evict_reading 1): the feed
+# message is still running once the feed has counted the read, and the
+# read is released only then, so the order does not depend on the host's
+# speed.
 . "$(dirname "$0")/lib.sh"
 
 load_module
@@ -40,7 +43,7 @@ setup() {	# setup NAME: origin data, the device, blocks 0..31 on L2
 			dd if=y.blk of=/dev/ram0 bs=4k seek=$b count=1 oflag=direct conv=notrunc status=none
 		done
 	fi
-	dm_create hrc "0 256 delay /dev/ram1 0 $(hold_ms 3000) /dev/ram1 0 0"
+	dm_create hrc "0 256 delay /dev/ram1 0 $HOLD_MS /dev/ram1 0 0"
 	dm_create "hr$1" "0 $len l2arc /dev/ram0 /dev/mapper/hrc 8 12 arc_max 65536 prefetch_disable 1 l2arc_feed_secs 3600 l2arc_max_errors 1 l2arc_write_max 1048576 l2arc_noprefetch 0"
 	dev=/dev/mapper/hr$1
 	proc=$(proc_of "hr$1")
@@ -58,7 +61,19 @@ held_read() {	# read block 0 in the background; wait until it waits in dm-delay
 	h0=$(arcstats_row "$proc" l2_hits)
 	dd if=$dev of="$1" bs=4k count=1 iflag=direct status=none &
 	rpid=$!
-	wait_for 10 "the L2 read to start" row_at_least "$proc" l2_hits $((h0 + 1))
+	wait_for 60 "the L2 read to start" row_at_least "$proc" l2_hits $((h0 + 1))
+}
+feed_over_read() {	# feed_over_read NAME PART: a feed over slot 0, which
+	# must wait for the held read; then the read is released
+	local fpid
+	dmsetup message "$1" 0 l2arc_feed &
+	fpid=$!
+	wait_for 60 "the feed to count the read of its region" \
+		row_at_least "$proc" l2_evict_reading 1
+	kill -0 $rpid 2>/dev/null || die "$2: the held L2 read completed before its release"
+	kill -0 $fpid 2>/dev/null || die "$2: the feed did not wait for the L2 read in its region"
+	release_held hrc
+	wait $fpid || die "$2: the feed message failed"
 }
 show() {
 	local r out=""
@@ -72,7 +87,7 @@ show() {
 # ---- A: a forged block with block 0's checksum goes to slot 0
 setup A
 held_read a.out
-dmsetup message hrA 0 l2arc_feed
+feed_over_read hrA A
 wait $rpid || die "A: the read of block 0 failed"
 show "A"
 cmp -s a.out x.blk || die "A: the read of block 0 returned other data (the slot was overwritten under it)"
@@ -87,8 +102,8 @@ held_read b.out
 dd if=/dev/urandom of=new.blk bs=4k count=1 status=none
 dd if=new.blk of=$dev bs=4k count=1 oflag=direct conv=notrunc status=none
 kill -0 $rpid 2>/dev/null ||
-	die "setup: the L2 read completed before the write did (host too slow?)"
-dmsetup message hrB 0 l2arc_feed
+	die "B: the L2 read completed before the write did: the write waited for it (held $HOLD_MS ms)"
+feed_over_read hrB B
 wait $rpid || die "B: the read of block 0 failed"
 show "B"
 cmp -s b.out x.blk || cmp -s b.out new.blk || die "B: the read returned neither the old nor the new data"

@@ -5,9 +5,11 @@
 # Only a write to a block invalidates its cached copies (issue 9, section
 # 6): writes to other blocks -- block N + 1024 shares N's write bucket in
 # the 1024-bucket scheme that this replaces -- never discard a fill or an
-# L2 copy.  Cache device "wnc" = dm-delay over brd /dev/ram1, reads delayed
-# 4 s (hold_ms: an L2 read in flight), writes not; origin "wno" = dm-delay over brd
-# /dev/ram0, reads delayed 4 s, writes not (an origin read in flight).
+# L2 copy.  Cache device "wnc" = dm-delay over brd /dev/ram1, reads held
+# (HOLD_MS, an L2 read in flight until release_held), writes not; origin
+# "wno" = dm-delay over brd /dev/ram0, reads held in part 2 (an origin
+# read in flight), writes never.  A held read is released once the write
+# has completed, so the order does not depend on the host's speed.
 # l2arc: 4 KiB blocks, arc_max 64 KiB (16 blocks), feeds by message,
 # read-ahead off.
 #  1. Blocks 1024 and 5000 on L2 and evicted (L2-only); block 1024's L2
@@ -26,7 +28,7 @@ load_module
 mk_brd 2 32
 len=$(sectors /dev/ram0)
 dd if=/dev/urandom of=/dev/ram0 bs=1M count=32 oflag=direct status=none
-dm_create wnc "0 $(sectors /dev/ram1) delay /dev/ram1 0 $(hold_ms 4000) /dev/ram1 0 0"
+dm_create wnc "0 $(sectors /dev/ram1) delay /dev/ram1 0 $HOLD_MS /dev/ram1 0 0"
 dm_create wno "0 $len delay /dev/ram0 0 0 /dev/ram0 0 0"
 dm_create wn "0 $len l2arc /dev/mapper/wno /dev/mapper/wnc 8 10 arc_max 65536 prefetch_disable 1 l2arc_feed_secs 3600 l2arc_write_max 1048576 l2arc_noprefetch 0"
 dev=/dev/mapper/wn
@@ -54,14 +56,15 @@ for w in one many; do
 	h0=$(st hits) l0=$(st l2_hits)
 	blk $b >r.out &
 	rpid=$!
-	wait_for 10 "the L2 read to start" row_at_least "$proc" l2_hits $((l0 + 1))
+	wait_for 60 "the L2 read to start" row_at_least "$proc" l2_hits $((l0 + 1))
 	if [[ $w == one ]]; then
 		dd if=/dev/urandom of=$dev bs=4k seek=0 count=1 oflag=direct status=none
 	else
 		dd if=/dev/urandom of=$dev bs=4k seek=2048 count=2048 oflag=direct status=none
 	fi
 	kill -0 $rpid 2>/dev/null ||
-		die "setup: the L2 read completed before the write did (host too slow?)"
+		die "the L2 read of block $b completed before the write did: the write waited for it (held $HOLD_MS ms)"
+	release_held wnc
 	wait $rpid || die "read of block $b failed"
 	cmp r.out <(orig $b) || die "block $b differs"
 	show "1. ($w write) after block $b's L2 read"
@@ -71,15 +74,16 @@ for w in one many; do
 done
 
 # ---- 2. an origin read in flight while block 1 is written
-dmsetup load wno --table "0 $len delay /dev/ram0 0 $(hold_ms 4000) /dev/ram0 0 0"
+dmsetup load wno --table "0 $len delay /dev/ram0 0 $HOLD_MS /dev/ram0 0 0"
 dmsetup resume wno
 m0=$(st misses)
 blk 1025 >r1025.out &
 rpid=$!
-wait_for 10 "the origin read to start" row_at_least "$proc" misses $((m0 + 1))
+wait_for 60 "the origin read to start" row_at_least "$proc" misses $((m0 + 1))
 dd if=/dev/urandom of=$dev bs=4k seek=1 count=1 oflag=direct status=none
 kill -0 $rpid 2>/dev/null ||
-	die "setup: the origin read completed before the write did (host too slow?)"
+	die "the origin read of block 1025 completed before the write did: the write waited for it (held $HOLD_MS ms)"
+release_held wno
 wait $rpid || die "read of block 1025 failed"
 h0=$(st hits)
 cmp <(blk 1025) <(orig 1025) || die "block 1025 differs"
