@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# debug-check: skip the ctr's refusals: 70-fuzz loads 2,000 lines, valid and not, on this kernel
+# debug-check: skip the ctr's refusals: 70-fuzz loads 1,000 lines, valid and not, on this kernel
 #
 # Every malformed l2arc table line fails the ctr with its own ti->error
 # (read back from the kernel log) and leaves the device list unchanged.

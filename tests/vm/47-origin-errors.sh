@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 120
+# timeout: 300
 #
 # A read fails only if the origin fails the sectors it asked for (issue 9,
 # section 2).  Origin "oe" = a linear table over brd /dev/ram0 with the
