@@ -90,6 +90,7 @@
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/math64.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
@@ -727,6 +728,31 @@ unsigned int arc_nr_hashed(struct arc *arc)
 /* ---------------------------------------------------------------- */
 /* Setup and teardown                                               */
 /* ---------------------------------------------------------------- */
+
+/**
+ * arc_table_bytes() - memory of the directory's hash table itself
+ * @arc: the directory
+ *
+ * The rhashtable's bucket arrays as it allocates them (struct bucket_table
+ * and 8 bytes a bucket; a power of two of buckets, grown past 75 % use and
+ * shrunk below 30 %), of the table in use and of one it is being resized
+ * into.  The headers themselves are counted apart (hdr_size).
+ *
+ * Context: any; takes rcu_read_lock().
+ * Return: bytes.
+ */
+u64 arc_table_bytes(struct arc *arc)
+{
+	const struct bucket_table *tbl;
+	u64 bytes = 0;
+
+	rcu_read_lock();
+	for (tbl = rcu_dereference(arc->table.tbl); tbl;
+	     tbl = rcu_dereference(tbl->future_tbl))
+		bytes += struct_size(tbl, buckets, tbl->size);
+	rcu_read_unlock();
+	return bytes;
+}
 
 /**
  * arc_init() - set up an empty directory.

@@ -12,7 +12,8 @@
  * Locking: struct arc owns one spinlock, @arc->lock, that protects the four
  * lists, their counters, p, c, the hash table's contents and every field of
  * every header of that directory (state, flags, pins, data, L2 fields, links).  The
- * CALLER takes it around every call below except arc_init() and arc_exit(),
+ * CALLER takes it around every call below except arc_init(), arc_exit() and
+ * arc_table_bytes() (which reads the table under rcu_read_lock()),
  * and must not sleep while holding it.  The functions assert it with
  * lockdep_assert_held().
  *
@@ -227,6 +228,7 @@ void arc_hdr_free(struct arc_hdr *hdr);
 
 int arc_init(struct arc *arc, u64 c, const struct arc_ops *ops, void *private);
 void arc_exit(struct arc *arc);
+u64 arc_table_bytes(struct arc *arc);
 
 struct arc_hdr *arc_lookup(struct arc *arc, oblock_t oblock);
 int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,

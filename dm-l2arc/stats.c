@@ -61,6 +61,7 @@ enum l2arc_row {
 	R_LOCK_HOLD_MAX_US, R_BUF_POOL_SIZE, R_READ_BIOS, R_FILL_RUNS,
 	R_FILL_RUN_BLOCKS, R_L2_READ_RUNS, R_L2_READ_RUN_BLOCKS,
 	R_RUNS_DEFERRED, R_PREFETCH_EVICTED_UNUSED, R_FILL_RUN_BRIDGED,
+	R_HASH_TABLE_SIZE,
 	R_NR,
 };
 
@@ -145,6 +146,7 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_RUNS_DEFERRED] = "runs_deferred",
 	[R_PREFETCH_EVICTED_UNUSED] = "prefetch_evicted_unused",
 	[R_FILL_RUN_BRIDGED] = "fill_run_bridged",
+	[R_HASH_TABLE_SIZE] = "hash_table_size",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -248,6 +250,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	spin_unlock_bh(&arc->lock);
 
 	vals[R_HASH_ELEMENTS] = hashed;
+	vals[R_HASH_TABLE_SIZE] = arc_table_bytes(arc);
 	vals[R_C_MIN] = lc->c_min << shift;
 	vals[R_C_MAX] = lc->c_max << shift;
 	vals[R_DATA_SIZE] = (t1 + t2) << shift;

@@ -141,7 +141,7 @@ mru_blocks mfu_blocks mru_ghost_blocks mfu_ghost_blocks l2_evict_ahead
 l2_hdr_dropped l2_only_blocks l2_laps l2_degraded reads_around_writes
 l2_write_invalidates lock_hold_max_us buf_pool_size read_bios fill_runs
 fill_run_blocks l2_read_runs l2_read_run_blocks runs_deferred
-prefetch_evicted_unused fill_run_bridged'''.split()
+prefetch_evicted_unused fill_run_bridged hash_table_size'''.split()
 
 SEC = 10 ** 9
 

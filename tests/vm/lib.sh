@@ -291,6 +291,7 @@ check_rows() {
 		need(v["mru_size"] + v["mfu_size"] == v["data_size"], "mru_size + mfu_size = data_size")
 		need(v["hdr_size"] == v["hash_elements"] * hdr, "hdr_size = 48 x hash_elements")
 		need(v["size"] == v["data_size"] + v["hdr_size"], "size = data_size + hdr_size")
+		need(v["hash_table_size"] > 0, "hash_table_size > 0 (a table always has buckets)")
 		need(v["hits"] == v["demand_data_hits"] + v["prefetch_data_hits"], "hits = demand + prefetch")
 		need(v["iohits"] == v["demand_data_iohits"] + v["prefetch_data_iohits"], "iohits = demand + prefetch")
 		need(v["misses"] == v["demand_data_misses"] + v["prefetch_data_misses"], "misses = demand + prefetch")
