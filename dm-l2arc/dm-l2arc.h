@@ -92,6 +92,7 @@
  * @L2ARC_P_FEED_AGAIN: l2arc_feed_again, 0/1 (per device too)
  * @L2ARC_P_MAX_ERRORS: l2arc_max_errors, count (per device too)
  * @L2ARC_P_META_PERCENT: l2arc_meta_percent, % of RAM
+ * @L2ARC_P_ARC_SYS_FREE: arc_sys_free, bytes (0: l2arc_sys_free() chooses)
  * @L2ARC_P_NR: number of parameters
  */
 enum l2arc_param_id {
@@ -108,6 +109,7 @@ enum l2arc_param_id {
 	L2ARC_P_FEED_AGAIN,
 	L2ARC_P_MAX_ERRORS,
 	L2ARC_P_META_PERCENT,
+	L2ARC_P_ARC_SYS_FREE,
 	L2ARC_P_NR,
 };
 
@@ -536,6 +538,7 @@ struct l2arc_hold {
 
 /* params.c */
 u64 l2arc_param(enum l2arc_param_id id);
+u64 l2arc_sys_free(void);
 int l2arc_param_parse(enum l2arc_param_id id, const char *str, u64 *val);
 const char *l2arc_param_name(enum l2arc_param_id id);
 int l2arc_dev_param_lookup(const char *name);

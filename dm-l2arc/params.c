@@ -18,6 +18,7 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/sizes.h>
 
 #include "dm-l2arc.h"
 
@@ -56,6 +57,7 @@ static struct l2arc_param l2arc_params[L2ARC_P_NR] = {
 	P(L2ARC_P_FEED_AGAIN, "l2arc_feed_again", 1, 0, 1),
 	P(L2ARC_P_MAX_ERRORS, "l2arc_max_errors", 16, 1, 1000000),
 	P(L2ARC_P_META_PERCENT, "l2arc_meta_percent", 10, 1, 90),
+	P(L2ARC_P_ARC_SYS_FREE, "arc_sys_free", 0, 0, 0),
 };
 
 static u64 l2arc_param_max(const struct l2arc_param *p)
@@ -164,6 +166,10 @@ module_param_cb(l2arc_meta_percent, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_META_PERCENT], 0644);
 MODULE_PARM_DESC(l2arc_meta_percent,
 		 "Percent of RAM that L2-only headers of all devices may use before feeds stop (default 10, range 1 to 90)");
+module_param_cb(arc_sys_free, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_ARC_SYS_FREE], 0644);
+MODULE_PARM_DESC(arc_sys_free,
+		 "Available memory below which the shrinker also drops L2-only headers, bytes (default 0: the larger of 512 KiB and 1/64 of RAM; range 0 to the machine's memory)");
 
 /**
  * l2arc_param() - the current module-wide value of a parameter
@@ -175,6 +181,27 @@ MODULE_PARM_DESC(l2arc_meta_percent,
 u64 l2arc_param(enum l2arc_param_id id)
 {
 	return READ_ONCE(l2arc_params[id].val);
+}
+
+/**
+ * l2arc_sys_free() - the memory the shrinker leaves to the system
+ *
+ * L2-only headers index data that stays good on the cache device; the
+ * shrinker gives them back only while the machine's available memory
+ * (MemAvailable, si_mem_available()) is below this.  As OpenZFS's
+ * zfs_arc_sys_free: the module parameter arc_sys_free, or when it is 0
+ * the larger of 512 KiB and 1/64 of the machine's memory.
+ *
+ * Context: any.
+ * Return: bytes.
+ */
+u64 l2arc_sys_free(void)
+{
+	u64 v = l2arc_param(L2ARC_P_ARC_SYS_FREE);
+
+	if (v)
+		return v;
+	return max_t(u64, SZ_512K, L2ARC_ARC_MAX_BYTES >> 6);
 }
 
 /**

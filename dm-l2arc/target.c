@@ -48,6 +48,7 @@
 #include <linux/blkdev.h>
 #include <linux/jiffies.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -61,6 +62,17 @@
 
 /* ---- Shrinker ---- */
 
+/*
+ * Is the machine short of memory?  Only then may the shrinker drop L2-only
+ * headers: a drop_caches call or reclaim with memory to spare (the page
+ * cache being trimmed) must not throw away an index that took hours of
+ * feeding to build, while the data it points to is still good.
+ */
+static bool l2arc_memory_short(void)
+{
+	return ((u64)si_mem_available() << PAGE_SHIFT) < l2arc_sys_free();
+}
+
 static unsigned long l2arc_shrink_count(struct shrinker *s,
 					struct shrink_control *sc)
 {
@@ -71,16 +83,21 @@ static unsigned long l2arc_shrink_count(struct shrinker *s,
 	if (resident > lc->c_min)
 		return l2arc_pool_pages(&lc->pool) +
 		       (resident - lc->c_min) * lc->block_pages;
-	/* the ARC is at arc_min: L2-only headers may go, a page's worth each */
-	return arc_list_size(&lc->arc, ARC_LIST_L2ONLY) /
+	if (!l2arc_memory_short())
+		return l2arc_pool_pages(&lc->pool);
+	/* at arc_min and short of memory: L2-only headers, a page's worth each */
+	return l2arc_pool_pages(&lc->pool) +
+	       arc_list_size(&lc->arc, ARC_LIST_L2ONLY) /
 	       (PAGE_SIZE / sizeof(struct arc_hdr));
 }
 
 /*
- * With the ARC at arc_min, drop the oldest L2-only headers (their cache
- * device copies become unreachable), a page's worth per object asked for,
- * so that L2 metadata never drives the machine out of memory; arc.lock
- * held by l2arc_bulk_lock().  Returns the objects (pages) freed.
+ * With the ARC at arc_min (or at arc_max, when that is below arc_min) and
+ * the machine short of memory (l2arc_memory_short()), drop the oldest
+ * L2-only headers (their cache device copies become unreachable), a page's
+ * worth per object asked for, so that L2 metadata never drives the machine
+ * out of memory; arc.lock held by l2arc_bulk_lock().  Returns the objects
+ * (pages) freed.
  */
 static unsigned long l2arc_shrink_l2only(struct l2arc_c *lc,
 					 struct l2arc_hold *h,
@@ -108,7 +125,8 @@ static u64 l2arc_resident(struct l2arc_c *lc)
 
 /*
  * Give memory back: first the pool's free pages; then c shrinks by the
- * blocks still asked for, never below c_min, and the directory trims its
+ * blocks still asked for, never below c_min (L2-only headers go only after
+ * that, and only when memory is short), and the directory trims its
  * lists to the paper's invariants for the new c, at most L2ARC_LOCK_BATCH
  * blocks of c per lock hold (the evicted buffers' pages pass through the
  * pool, which is emptied again).  Returns pages freed.
@@ -139,7 +157,8 @@ static unsigned long l2arc_shrink_scan(struct shrinker *s,
 	}
 	lc->stats[L2ARC_STAT_SHRINKS] += blocks;
 	lc->last_shrink = jiffies;
-	if (!blocks && !freed && arc_c(&lc->arc) <= lc->c_min)
+	if (!blocks && !freed && arc_c(&lc->arc) <= lc->c_min &&
+	    l2arc_memory_short())
 		freed = l2arc_shrink_l2only(lc, &h, sc->nr_to_scan);
 	l2arc_bulk_unlock(lc, &h);
 	freed += l2arc_pool_shrink(&lc->pool, ULONG_MAX);

@@ -20,6 +20,7 @@
 #  - start again: "already active"; start NAME: just that one, exit 0; a
 #    file whose only device cannot come up: exit 3 (after -w 1);
 #  - status: one line per valid line, exact for the two inactive ones;
+#  - l2arcstat -d NAME with the names of l2arctab: the device's counters;
 #  - stop: both removed, last line first; stop again: nothing to do.
 . "$(dirname "$0")/lib.sh"
 
@@ -114,6 +115,13 @@ grep -Eq '^tarc +active +arc [0-9.]+[BKM]/[0-9.]+[KMG] l2 0B/0B arc_hit [0-9.]+%
 	die "status of tarc: $(grep ^tarc status.out)"
 assert_eq "status of tgone" "tgone            inactive" "$(grep ^tgone status.out)"
 assert_eq "status of tsmall" "tsmall           inactive" "$(grep ^tsmall status.out)"
+
+# ---- l2arcstat finds the devices of l2arctab by their names
+for n in tabc tarc; do
+	j=$("$L2ARC_TOP/scripts/l2arcstat" -d $n -o json -f hit%) || die "l2arcstat -d $n failed"
+	python3 -c 'import json, sys; j = json.loads(sys.argv[1]); p = {l.split()[0]: int(l.split()[2]) for l in open(sys.argv[3]).read().splitlines()[2:]}; assert (j["device"], j["counters"]["hits"], j["counters"]["misses"]) == (sys.argv[2], p["hits"], p["misses"]), (j, p["hits"], p["misses"])' \
+		"$j" $n "$(proc_of $n)" || die "l2arcstat -d $n: not the counters of $n"
+done
 
 # ---- stop
 "$setup" -t "$tab" stop >stop.out 2>/dev/null || true

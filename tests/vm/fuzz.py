@@ -61,6 +61,7 @@ RANGES = {
     "l2arc_feed_again": (0, 1),
     "l2arc_max_errors": (1, 1000000),
     "l2arc_meta_percent": (1, 90),
+    "arc_sys_free": (0, None),
 }
 # the per-device tunables, in status order (L2ARC_P_DEV_FIRST..LAST)
 DEV_TUNABLES = ["l2arc_write_max", "l2arc_write_boost", "l2arc_noprefetch",
