@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 240
+# timeout: 480
 # debug-check: skip the tunables' effects on the feed, on both Debian kernels; 70-fuzz writes parameters here
 #
 # The L2ARC tunables as module parameters and per device.

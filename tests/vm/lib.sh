@@ -22,8 +22,9 @@
 #   HOLD_MS                     a dm-delay read delay (ms) long enough to
 #                               outlast any few commands on any kernel: a
 #                               read held until release_held ends the hold
-#   release_held NAME           send on now every bio that dm-delay device
-#                               NAME holds (a suspend runs dm-delay's
+#   release_held NAME           once dm-delay device NAME holds a read (its
+#                               status counts it), send on every bio it
+#                               holds (a suspend runs dm-delay's
 #                               presuspend, which flushes them); the table
 #                               delays again after the resume
 #   mk_discard_origin NAME MiB BS
@@ -48,6 +49,14 @@ export L2ARC_KVER L2ARC_TOP L2ARC_KO DM_DISABLE_UDEV=1
 HOLD_MS=120000
 
 release_held() {
+	local t0=$SECONDS
+	# first the read must be held: a counter (misses, iohits, l2_hits)
+	# grows before the fill's bio reaches dm-delay, and a bio that
+	# arrives during the suspend is delayed again after the resume
+	until (($(dmsetup status "$1" | awk '$3 == "delay" { print $4 }') > 0)); do
+		((SECONDS - t0 < 60)) || die "release_held: dm-delay device $1 holds no read"
+		sleep 0.1
+	done
 	dmsetup suspend "$1"
 	dmsetup resume "$1"
 }
