@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 480
+# timeout: 900
 # debug-check: skip the feed's warm-up pass by pass, checked on both Debian kernels; the feed runs here in 54, 56, 57 and 71
 #
 # The NAS story in miniature, driven by l2arc_feed messages (no timing):
