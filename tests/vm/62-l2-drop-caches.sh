@@ -28,16 +28,9 @@
 #     l2_only_blocks before - after; fewer than a page's worth of headers,
 #     4096 / 48, left); the data read through each device equals its
 #     origin.
-#  3. arc_sys_free back to 0 (32 MiB on the 2 GiB VM), both sets warm
-#     again, then real reclaim: vm.nr_hugepages asks for MemAvailable +
-#     64 MiB of huge pages, whose allocation reclaims (the shrinkers run)
-#     until free memory is at the watermarks, MemAvailable below
-#     arc_sys_free; then nr_hugepages 0 gives them back.  L2-only headers
-#     go (l2_hdr_dropped grows on at least one device) and each l2_size
-#     falls by exactly the blocks dropped; the data still equals the
-#     origins.  (Huge pages, not a process touching its memory: no OOM
-#     kill, and no gigabytes of pages cleared under TCG, which stalled a
-#     VM beside three others for 20-50 s, reported as soft lockups.)
+#  (Real reclaim is not asserted: in one CI run, huge pages taken through
+#  vm.nr_hugepages dropped every L2-only header, in another none, as
+#  compaction alone satisfied them.)
 #  Before the fix, step 1 dropped every L2-only header of dc4
 #  (l2_hdr_dropped = l2_only_blocks) and of dc20 once its ARC was at
 #  arc_min.
@@ -135,26 +128,4 @@ done
 echo 0 >$P/arc_sys_free
 for d in $devs; do same_as_origin $d; done
 
-# ---- 3. real reclaim: huge pages
-[[ -w /proc/sys/vm/nr_hugepages ]] || die "no /proc/sys/vm/nr_hugepages (CONFIG_HUGETLBFS)"
-warm
-show "3. warm again"
-for d in $devs; do size0[$d]=$(st $d l2_size) drop0[$d]=$(st $d l2_hdr_dropped); done
-hp0=$(cat /proc/sys/vm/nr_hugepages)
-add_cleanup eval "echo $hp0 >/proc/sys/vm/nr_hugepages"
-avail=$(awk '/MemAvailable/ { print int($2 / 1024) }' /proc/meminfo)
-want=$(((avail + 64) / 2))
-echo "huge pages: asking for $want (2 MiB each; MemAvailable $avail MiB)"
-echo $want >/proc/sys/vm/nr_hugepages
-echo "huge pages: got $(cat /proc/sys/vm/nr_hugepages), MemAvailable then $(awk '/MemAvailable/ { print $2 }' /proc/meminfo) kB"
-echo "$hp0" >/proc/sys/vm/nr_hugepages
-show "3. after the huge pages"
-sum=0
-for d in $devs; do
-	dropped=$(($(st $d l2_hdr_dropped) - drop0[$d]))
-	sum=$((sum + dropped))
-	assert_eq "$d l2_size after reclaim" $((size0[$d] - dropped * 4096)) "$(st $d l2_size)"
-done
-((sum > 0)) || die "no L2-only header was dropped by reclaim with MemAvailable below arc_sys_free"
-for d in $devs; do same_as_origin $d; done
 echo "drop-caches ok"
