@@ -80,15 +80,15 @@ static unsigned long l2arc_shrink_count(struct shrinker *s,
 	u64 resident = arc_list_size(&lc->arc, ARC_T1) +
 		       arc_list_size(&lc->arc, ARC_T2);
 
+	unsigned long n = l2arc_pool_pages(&lc->pool);
+
 	if (resident > lc->c_min)
-		return l2arc_pool_pages(&lc->pool) +
-		       (resident - lc->c_min) * lc->block_pages;
-	if (!l2arc_memory_short())
-		return l2arc_pool_pages(&lc->pool);
+		return n + (resident - lc->c_min) * lc->block_pages;
 	/* at arc_min and short of memory: L2-only headers, a page's worth each */
-	return l2arc_pool_pages(&lc->pool) +
-	       arc_list_size(&lc->arc, ARC_LIST_L2ONLY) /
-	       (PAGE_SIZE / sizeof(struct arc_hdr));
+	if (l2arc_memory_short())
+		n += arc_list_size(&lc->arc, ARC_LIST_L2ONLY) /
+		     (PAGE_SIZE / sizeof(struct arc_hdr));
+	return n;
 }
 
 /*
