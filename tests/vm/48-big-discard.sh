@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 600
+# vm-cpus: 2 (readers pinned to CPU 1, the discard to CPU 0)
 # debug-check: skip bounds lock hold times with a 1 s soft-lockup watchdog: a timing test
 #
 # A discard of a whole large device never holds the device lock for long
