@@ -640,7 +640,7 @@ class Fuzzer:
                     self.live_message()
                 elif r < 0.2:
                     self.param_write()
-                if i % 500 == 499:
+                if i % 100 == 99:
                     print("fuzz: %d tables, %d I/Os, %.0f s" %
                           (i + 1, self.io_count, time.time() - t0),
                           flush=True)
