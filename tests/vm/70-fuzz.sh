@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 600
+# debug-timeout-factor: 2
 #
 # The table, message and module parameter fuzzer (tests/vm/fuzz.py): 3000
 # random table lines (1000 on the debug kernel), valid and not, checked
