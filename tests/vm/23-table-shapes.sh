@@ -13,7 +13,12 @@
 #  - two l2arc targets in one table (a concatenation) each get their own
 #    statistics: /proc/dm-l2arc/dm-<minor> for the target at sector 0 and
 #    /proc/dm-l2arc/dm-<minor>+<start sector> for the other, each counting
-#    its own reads.
+#    its own reads;
+#  - queue limits: minimum_io_size is the cache block (the ARC caches
+#    nothing smaller) and optimal_io_size stays the origin's (0 for brd),
+#    not one block: iSCSI initiators cap their requests at it (LIO
+#    reports it as the OPTIMAL TRANSFER LENGTH, sd takes it as
+#    max_sectors), which cut 1 MiB reads into 4 KiB commands.
 # Devices: brd /dev/ram0 (origin, 64 MiB), /dev/ram1 and /dev/ram2 (cache
 # devices), /dev/ram3 (second origin).
 . "$(dirname "$0")/lib.sh"
@@ -66,4 +71,16 @@ expect_rows /proc/dm-l2arc/dm-$m/arcstats demand_data_misses=3 l2_ndev=1
 expect_rows /proc/dm-l2arc/dm-$m+65536/arcstats demand_data_misses=5 l2_ndev=0
 ls /proc/dm-l2arc
 "$L2ARC_TOP/scripts/l2arcstat" -d l2cat 2>&1 | head -n 5
+
+# ---- queue limits
+for b in 8 256; do
+	dm_create l2lim "0 65536 l2arc /dev/ram3 - $b 2 prefetch_disable 1"
+	q=/sys/block/dm-$(minor_of l2lim)/queue
+	echo "block $b sectors: minimum_io_size $(cat $q/minimum_io_size)," \
+		"optimal_io_size $(cat $q/optimal_io_size) (ram3: $(cat /sys/block/ram3/queue/optimal_io_size))"
+	assert_eq "minimum_io_size, $b-sector blocks" $((b * 512)) "$(cat $q/minimum_io_size)"
+	assert_eq "optimal_io_size, $b-sector blocks (brd's)" \
+		"$(cat /sys/block/ram3/queue/optimal_io_size)" "$(cat $q/optimal_io_size)"
+	dm_remove l2lim
+done
 echo "table-shapes ok"

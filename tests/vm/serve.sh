@@ -64,6 +64,9 @@ iscsi_export() {
 		pid=$(dbus-daemon --session --fork --print-pid \
 			--address="$DBUS_SYSTEM_BUS_ADDRESS") || die "dbus-daemon did not start"
 		add_cleanup kill "$pid"
+		# so that a second export (make bench, one device after
+		# another) starts its own bus
+		add_cleanup unset DBUS_SYSTEM_BUS_ADDRESS
 	fi
 	modprobe target_core_iblock
 	modprobe iscsi_target_mod
@@ -87,7 +90,7 @@ iscsi_unexport() {
 iscsi_login() {
 	local disk="" i
 	# node records go to /etc/iscsi, read-only here: a tmpfs copy
-	if [[ ! -e /run/l2arc-iscsi ]]; then
+	if ! mountpoint -q /etc/iscsi; then
 		mkdir -p /run/l2arc-iscsi
 		cp -a /etc/iscsi/. /run/l2arc-iscsi/
 		mount --bind /run/l2arc-iscsi /etc/iscsi
@@ -97,7 +100,7 @@ iscsi_login() {
 	modprobe iscsi_tcp
 	modprobe sd_mod		# udev would load it for the new LUN; no udev here
 	iscsid
-	add_cleanup pkill -x iscsid
+	add_cleanup iscsid_stop
 	iscsiadm -m discovery -t sendtargets -p 127.0.0.1 >&2
 	iscsiadm -m node -T "$SERVE_IQN" -p 127.0.0.1 --login >&2
 	add_cleanup iscsi_logout
@@ -109,6 +112,15 @@ iscsi_login() {
 	done
 	[[ -n $disk && -b /dev/$disk ]] || die "no SCSI disk after the iSCSI login"
 	SERVE_DISK=/dev/$disk
+}
+
+iscsid_stop() {	# and wait until it is gone, so that it can start again
+	local i
+	pkill -x iscsid || return 0
+	for ((i = 0; i < 50; i++)); do
+		pgrep -x iscsid >/dev/null || return 0
+		sleep 0.1
+	done
 }
 
 iscsi_logout() {	# idempotent
@@ -187,7 +199,7 @@ nvme_logout() {	# idempotent
 # after the logout or disconnect, and the feed must have written to the
 # cache device and read back from it (l2_write_bytes, l2_hits > 0).
 serve_test() {
-	local kind=$1 len proc disk i v r sha_disk sha_origin
+	local kind=$1 len proc disk i v r q sha_disk sha_origin
 	serve_skip "$kind"
 	load_module
 	mk_brd 2 64
@@ -203,6 +215,13 @@ serve_test() {
 	fi
 	disk=$SERVE_DISK
 	assert_eq "size of $disk over $kind (sectors)" "$len" "$(sectors "$disk")"
+	# the initiator's requests are not capped at one cache block (an
+	# io_opt of one block did that to iSCSI: sd's max_sectors followed)
+	q=/sys/block/${disk#/dev/}/queue
+	echo "$disk: max_sectors_kb $(cat "$q/max_sectors_kb"), optimal_io_size" \
+		"$(cat "$q/optimal_io_size"), minimum_io_size $(cat "$q/minimum_io_size")"
+	(($(cat "$q/max_sectors_kb") >= 64)) ||
+		die "$kind caps requests at $(cat "$q/max_sectors_kb") KiB (a 1 MiB read is cut into more than 16 commands)"
 	for v in 0 1; do
 		fio --name="$kind" --filename="$disk" --direct=1 --ioengine=psync \
 			--rw=randrw --bsrange=4k-1m --size=48M --verify=crc32c \
