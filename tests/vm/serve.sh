@@ -199,7 +199,7 @@ nvme_logout() {	# idempotent
 # after the logout or disconnect, and the feed must have written to the
 # cache device and read back from it (l2_write_bytes, l2_hits > 0).
 serve_test() {
-	local kind=$1 len proc disk i v r q sha_disk sha_origin
+	local kind=$1 len proc disk i v r q maxkb sha_disk sha_origin
 	serve_skip "$kind"
 	load_module
 	mk_brd 2 64
@@ -218,10 +218,11 @@ serve_test() {
 	# the initiator's requests are not capped at one cache block (an
 	# io_opt of one block did that to iSCSI: sd's max_sectors followed)
 	q=/sys/block/${disk#/dev/}/queue
-	echo "$disk: max_sectors_kb $(cat "$q/max_sectors_kb"), optimal_io_size" \
+	maxkb=$(cat "$q/max_sectors_kb")
+	echo "$disk: max_sectors_kb $maxkb, optimal_io_size" \
 		"$(cat "$q/optimal_io_size"), minimum_io_size $(cat "$q/minimum_io_size")"
-	(($(cat "$q/max_sectors_kb") >= 64)) ||
-		die "$kind caps requests at $(cat "$q/max_sectors_kb") KiB (a 1 MiB read is cut into more than 16 commands)"
+	((maxkb >= 64)) ||
+		die "$kind caps requests at $maxkb KiB (a 1 MiB read is cut into more than 16 commands)"
 	for v in 0 1; do
 		fio --name="$kind" --filename="$disk" --direct=1 --ioengine=psync \
 			--rw=randrw --bsrange=4k-1m --size=48M --verify=crc32c \
