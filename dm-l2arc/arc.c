@@ -75,8 +75,8 @@
  * A spare (ARC_NONE) belongs to the caller until arc_access() consumes it;
  * then it is hashed and on T1.  It moves between T1, T2, B1 and B2 by the
  * paper's rules.  When the rules drop it (B1/B2 LRU delete, case IV's T1
- * delete, a shrink) it goes to L2-only if ARC_F_L2 is set, else leaves the
- * directory; arc_invalidate() and arc_hdr_clear_l2() on an L2-only header
+ * delete, a shrink) it goes to L2-only if ARC_F_L2 or ARC_F_L2_WRITING is
+ * set, else leaves the directory; arc_invalidate() and arc_hdr_clear_l2() on an L2-only header
  * make it leave too.  Leaving means: unhashed, then freed at once if
  * unpinned, else put on the dead list with state ARC_DEAD and freed by the
  * last arc_hdr_unpin().  A pin keeps the header's memory, not its place: a
@@ -224,6 +224,8 @@ static void arc_list_add(struct arc *arc, struct arc_hdr *hdr, u8 state)
 	hdr->state = state;
 	list_add_tail(&hdr->list, &arc->lists[id]);
 	arc->size[id]++;
+	if (state == ARC_L2ONLY && !(hdr->flags & ARC_F_L2))
+		arc->l2only_writing++;
 }
 
 /* Take @hdr off its list; its state still says where it was. */
@@ -233,6 +235,8 @@ static void arc_list_del(struct arc *arc, struct arc_hdr *hdr)
 
 	list_del(&hdr->list);
 	arc->size[id]--;
+	if (hdr->state == ARC_L2ONLY && !(hdr->flags & ARC_F_L2))
+		arc->l2only_writing--;
 }
 
 static struct arc_hdr *arc_list_lru(struct arc *arc, enum arc_list_id id)
@@ -246,14 +250,15 @@ static inline bool arc_resident(const struct arc_hdr *hdr)
 }
 
 /* Hand a resident header's data back to the target. */
-static void arc_evict_data(struct arc *arc, struct arc_hdr *hdr)
+static void arc_evict_data(struct arc *arc, struct arc_hdr *hdr,
+			   enum arc_evict_reason why)
 {
 	void *data = hdr->data;
 
 	if (data) {
 		/* the target sees ARC_F_PREFETCH as it was */
 		hdr->data = NULL;
-		arc->ops->evict_data(arc, hdr, data);
+		arc->ops->evict_data(arc, hdr, data, why);
 	}
 	hdr->flags &= ~ARC_F_PREFETCH;
 }
@@ -264,6 +269,8 @@ static void arc_l2_drop(struct arc *arc, struct arc_hdr *hdr)
 	if (!(hdr->flags & ARC_F_L2))
 		return;
 	hdr->flags &= ~ARC_F_L2;
+	if (hdr->state == ARC_L2ONLY)
+		arc->l2only_writing++;	/* until it leaves, just after */
 	if (arc->ops->l2_drop)
 		arc->ops->l2_drop(arc, hdr);
 }
@@ -281,18 +288,20 @@ static void arc_leave(struct arc *arc, struct arc_hdr *hdr)
 
 /*
  * The paper's rules delete @hdr (taken off its list, no data): keep it as
- * L2-only if the cache device holds its block, else it leaves.
+ * L2-only if the cache device holds its block (or is being given it),
+ * else it leaves.
  */
 static void arc_drop(struct arc *arc, struct arc_hdr *hdr)
 {
-	if (hdr->flags & ARC_F_L2)
+	if (hdr->flags & (ARC_F_L2 | ARC_F_L2_WRITING))
 		arc_list_add(arc, hdr, ARC_L2ONLY);
 	else
 		arc_leave(arc, hdr);
 }
 
 /* Delete the LRU header of a list of the paper (case IV, shrinks). */
-static void arc_drop_lru(struct arc *arc, enum arc_list_id id)
+static void arc_drop_lru(struct arc *arc, enum arc_list_id id,
+			 enum arc_evict_reason why)
 {
 	struct arc_hdr *hdr = arc_list_lru(arc, id);
 
@@ -300,7 +309,7 @@ static void arc_drop_lru(struct arc *arc, enum arc_list_id id)
 		return;
 	arc_list_del(arc, hdr);
 	if (arc_resident(hdr)) {
-		arc_evict_data(arc, hdr);
+		arc_evict_data(arc, hdr, why);
 		arc->evicted++;
 		WRITE_ONCE(arc->warm, true);
 	}
@@ -318,7 +327,8 @@ static void arc_drop_lru(struct arc *arc, enum arc_list_id id)
  * T1, T2 is non-empty: if the paper's choice is empty (possible only after
  * invalidations or a grown c), take the other.
  */
-static void arc_replace(struct arc *arc, bool in_b2)
+static void arc_replace(struct arc *arc, bool in_b2,
+			enum arc_evict_reason why)
 {
 	u64 t1 = arc_t1(arc) << ARC_P_SHIFT;
 	struct arc_hdr *hdr;
@@ -335,7 +345,7 @@ static void arc_replace(struct arc *arc, bool in_b2)
 	if (WARN_ON(!hdr))
 		return;
 	arc_list_del(arc, hdr);
-	arc_evict_data(arc, hdr);
+	arc_evict_data(arc, hdr, why);
 	arc_list_add(arc, hdr, ghost);
 	arc->evicted++;
 	WRITE_ONCE(arc->warm, true);
@@ -360,17 +370,17 @@ static void arc_make_room(struct arc *arc)
 
 	if (l1 >= arc->c) {
 		if (arc_t1(arc) < arc->c) {
-			arc_drop_lru(arc, ARC_B1);
+			arc_drop_lru(arc, ARC_B1, ARC_EVICT_ROOM);
 			if (arc_full(arc))
-				arc_replace(arc, false);
+				arc_replace(arc, false, ARC_EVICT_ROOM);
 		} else {
-			arc_drop_lru(arc, ARC_T1);
+			arc_drop_lru(arc, ARC_T1, ARC_EVICT_ROOM);
 		}
 	} else if (total >= arc->c) {
 		if (total >= 2 * arc->c)
-			arc_drop_lru(arc, ARC_B2);
+			arc_drop_lru(arc, ARC_B2, ARC_EVICT_ROOM);
 		if (arc_full(arc))
-			arc_replace(arc, false);
+			arc_replace(arc, false, ARC_EVICT_ROOM);
 	}
 }
 
@@ -457,7 +467,7 @@ static int arc_ghost_hit(struct arc *arc, struct arc_hdr *hdr, bool prefetch)
 	else
 		arc_adapt_up(arc);
 	if (arc_full(arc))
-		arc_replace(arc, in_b2);
+		arc_replace(arc, in_b2, ARC_EVICT_ROOM);
 	arc_list_del(arc, hdr);
 	arc_list_add(arc, hdr, ARC_MFU);
 	return result;
@@ -569,7 +579,7 @@ void arc_invalidate(struct arc *arc, struct arc_hdr *hdr)
 	case ARC_MRU:
 	case ARC_MFU:
 		arc_list_del(arc, hdr);
-		arc_evict_data(arc, hdr);
+		arc_evict_data(arc, hdr, ARC_EVICT_INVALIDATE);
 		arc_leave(arc, hdr);
 		break;
 	case ARC_L2ONLY:
@@ -603,12 +613,13 @@ void arc_set_c(struct arc *arc, u64 c)
 	arc->c = clamp_t(u64, c, 1, ARC_C_MAX);
 	arc->p = min(arc->p, arc->c << ARC_P_SHIFT);
 	while (arc_t1(arc) + arc_t2(arc) > arc->c)
-		arc_replace(arc, false);
+		arc_replace(arc, false, ARC_EVICT_SHRINK);
 	while (arc_t1(arc) + arc_b1(arc) > arc->c)
-		arc_drop_lru(arc, ARC_B1);
+		arc_drop_lru(arc, ARC_B1, ARC_EVICT_SHRINK);
 	while (arc_t1(arc) + arc_t2(arc) + arc_b1(arc) + arc_b2(arc) >
 	       2 * arc->c)
-		arc_drop_lru(arc, arc_b2(arc) ? ARC_B2 : ARC_B1);
+		arc_drop_lru(arc, arc_b2(arc) ? ARC_B2 : ARC_B1,
+			     ARC_EVICT_SHRINK);
 }
 
 /* ---------------------------------------------------------------- */
@@ -677,7 +688,8 @@ void arc_hdr_unpin(struct arc *arc, struct arc_hdr *hdr)
 /**
  * arc_hdr_set_l2() - the cache device now holds a valid copy of the block.
  * @arc: the directory.
- * @hdr: a hashed header (resident or ghost).
+ * @hdr: a hashed header (resident, ghost, or L2-only kept for this copy
+ *	with %ARC_F_L2_WRITING).
  *
  * From now on the paper's rules move @hdr to the L2-only state instead of
  * deleting it.
@@ -689,6 +701,8 @@ void arc_hdr_set_l2(struct arc *arc, struct arc_hdr *hdr)
 	lockdep_assert_held(&arc->lock);
 	if (WARN_ON(hdr->state == ARC_NONE || hdr->state == ARC_DEAD))
 		return;
+	if (hdr->state == ARC_L2ONLY && !(hdr->flags & ARC_F_L2))
+		arc->l2only_writing--;
 	hdr->flags |= ARC_F_L2;
 }
 
@@ -778,6 +792,7 @@ int arc_init(struct arc *arc, u64 c, const struct arc_ops *ops, void *private)
 	arc->c = clamp_t(u64, c, 1, ARC_C_MAX);
 	arc->p = 0;
 	arc->evicted = 0;
+	arc->l2only_writing = 0;
 	arc->warm = false;
 	arc->ops = ops;
 	arc->private = private;
@@ -806,7 +821,7 @@ void arc_exit(struct arc *arc)
 		list_for_each_entry_safe(hdr, tmp, &arc->lists[i], list) {
 			arc_list_del(arc, hdr);
 			if (arc_resident(hdr))
-				arc_evict_data(arc, hdr);
+				arc_evict_data(arc, hdr, ARC_EVICT_EXIT);
 			if (WARN_ON_ONCE(hdr->pins))
 				continue;
 			kmem_cache_free(arc_hdr_cache, hdr);

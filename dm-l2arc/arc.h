@@ -70,8 +70,9 @@ static inline u64 from_oblock(oblock_t b)
  * @ARC_MRU_GHOST: ghost in B1 (evicted from T1; no data).
  * @ARC_MFU_GHOST: ghost in B2 (evicted from T2; no data).
  * @ARC_L2ONLY: dropped from the four lists but still hashed because its
- *	block has a valid copy on the cache device (%ARC_F_L2); no data, and
- *	counted toward no limit of the paper.
+ *	block has a valid copy on the cache device (%ARC_F_L2) or one being
+ *	written there (%ARC_F_L2_WRITING); no data, and counted toward no
+ *	limit of the paper.
  * @ARC_DEAD: out of the directory (unhashed) while pinned; freed by the last
  *	arc_hdr_unpin().
  */
@@ -108,12 +109,16 @@ enum arc_list_id {
 /*
  * Header flags (struct arc_hdr.flags).  The directory sets and clears
  * ARC_F_PREFETCH and ARC_F_L2 as described at each function; it only keeps
- * ARC_F_IO_IN_PROGRESS and the ARC_F_TARGET* bits for the target.
+ * ARC_F_IO_IN_PROGRESS, ARC_F_L2_WRITING and the ARC_F_TARGET* bits for
+ * the target.  A header with ARC_F_L2_WRITING is kept as L2-only by the
+ * paper's deletes, as one with ARC_F_L2 is (its copy is on its way to the
+ * cache device); the target clears the flag, and takes an L2-only header
+ * that got no copy out with arc_hdr_clear_l2().
  */
 #define ARC_F_PREFETCH		BIT(0)	/* resident, prefetched, not demanded */
 #define ARC_F_IO_IN_PROGRESS	BIT(1)	/* target: fill in flight */
 #define ARC_F_L2		BIT(2)	/* valid copy on the cache device */
-#define ARC_F_TARGET0		BIT(3)	/* free for the target */
+#define ARC_F_L2_WRITING	BIT(3)	/* target: copy being written to L2 */
 #define ARC_F_TARGET1		BIT(4)	/* free for the target */
 #define ARC_F_TARGET2		BIT(5)	/* free for the target */
 #define ARC_F_TARGET3		BIT(6)	/* free for the target */
@@ -153,22 +158,40 @@ struct arc_hdr {
 struct arc;
 
 /**
+ * enum arc_evict_reason - why a resident block gives its data back.
+ * @ARC_EVICT_ROOM: the paper's REPLACE or case IV's delete of T1's LRU,
+ *	to make room for another block.
+ * @ARC_EVICT_SHRINK: arc_set_c() took c down (memory pressure).
+ * @ARC_EVICT_INVALIDATE: arc_invalidate(): the data is stale.
+ * @ARC_EVICT_EXIT: arc_exit().
+ */
+enum arc_evict_reason {
+	ARC_EVICT_ROOM,
+	ARC_EVICT_SHRINK,
+	ARC_EVICT_INVALIDATE,
+	ARC_EVICT_EXIT,
+};
+
+/**
  * struct arc_ops - callbacks from the directory to the target.
  * @evict_data: @hdr leaves T1/T2 (REPLACE, a shrink, an invalidation or
  *	arc_exit()) with data; the target drops its reference to @data, which
  *	is non-NULL.  @hdr->data is already NULL and must stay NULL;
  *	%ARC_F_PREFETCH still tells whether the block was a prefetch block
- *	(the directory clears it after the call).  Not called for a resident
- *	header that has no data yet.  Called with
- *	@arc->lock held: must not sleep, must not call back into the
- *	directory.
+ *	(the directory clears it after the call); @why tells why it goes.
+ *	Not called for a resident header that has no data yet.  Called
+ *	with @arc->lock held: must not sleep, must not call back into the
+ *	directory except arc_hdr_pin() (to keep @hdr, which may leave the
+ *	directory right after the call, or go L2-only if the target sets
+ *	%ARC_F_L2_WRITING).
  * @l2_drop: optional; %ARC_F_L2 was just cleared on @hdr by
  *	arc_invalidate() or arc_hdr_clear_l2(), which may free @hdr right
  *	after: the target forgets its references to @hdr's cache device copy.
  *	Same rules as @evict_data.
  */
 struct arc_ops {
-	void (*evict_data)(struct arc *arc, struct arc_hdr *hdr, void *data);
+	void (*evict_data)(struct arc *arc, struct arc_hdr *hdr, void *data,
+			   enum arc_evict_reason why);
 	void (*l2_drop)(struct arc *arc, struct arc_hdr *hdr);
 };
 
@@ -183,6 +206,8 @@ struct arc_ops {
  *	bits, 0..c << %ARC_P_SHIFT.
  * @evicted: blocks taken out of T1/T2 for room (REPLACE, case IV's T1
  *	delete, shrinks) since arc_init(); invalidations do not count.
+ * @l2only_writing: headers on the L2-only list without %ARC_F_L2 (kept
+ *	for a copy still being written, %ARC_F_L2_WRITING).
  * @warm: set once the cache has been full and evicted a block; stays set.
  * @ops: the target's callbacks.
  * @private: the target's pointer; the directory never uses it.
@@ -195,6 +220,7 @@ struct arc {
 	u64 c;
 	u64 p;
 	u64 evicted;
+	u64 l2only_writing;
 	bool warm;
 	const struct arc_ops *ops;
 	void *private;
@@ -304,6 +330,18 @@ static inline u64 arc_p_blocks(const struct arc *arc)
 static inline u64 arc_evicted(const struct arc *arc)
 {
 	return arc->evicted;
+}
+
+/**
+ * arc_l2only_writing() - L2-only headers whose copy is not written yet.
+ * @arc: the directory.
+ *
+ * Context: @arc->lock held (or a racy snapshot for statistics).
+ * Return: headers on the L2-only list without %ARC_F_L2, in blocks.
+ */
+static inline u64 arc_l2only_writing(const struct arc *arc)
+{
+	return arc->l2only_writing;
 }
 
 /**

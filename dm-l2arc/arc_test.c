@@ -26,6 +26,10 @@
  * @evictions: calls of evict_data.
  * @data_refs: data pointers handed to the directory and not yet returned.
  * @bad_data: evict_data calls whose data did not match the header.
+ * @l2_drops: calls of l2_drop.
+ * @why: evict_data calls by &enum arc_evict_reason.
+ * @keep: evict_data sets %ARC_F_L2_WRITING and pins the header (as the
+ *	target's hand-off to its feed does).
  */
 struct arc_test_ctx {
 	struct arc arc;
@@ -34,6 +38,8 @@ struct arc_test_ctx {
 	s64 data_refs;
 	u64 bad_data;
 	u64 l2_drops;
+	u64 why[ARC_EVICT_EXIT + 1];
+	bool keep;
 };
 
 /* The data the tests hang on a block: never dereferenced. */
@@ -43,11 +49,16 @@ static void *arc_test_tag(oblock_t b)
 }
 
 static void arc_test_evict_data(struct arc *arc, struct arc_hdr *hdr,
-				void *data)
+				void *data, enum arc_evict_reason why)
 {
 	struct arc_test_ctx *ctx = container_of(arc, struct arc_test_ctx, arc);
 
 	ctx->evictions++;
+	ctx->why[why]++;
+	if (ctx->keep) {
+		hdr->flags |= ARC_F_L2_WRITING;
+		arc_hdr_pin(arc, hdr);
+	}
 	ctx->data_refs--;
 	if (data != arc_test_tag(hdr->oblock))
 		ctx->bad_data++;
@@ -709,6 +720,70 @@ static void arc_test_pins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h3->state, ARC_MFU_GHOST);
 }
 
+/*
+ * A header whose copy is on its way to the cache device (ARC_F_L2_WRITING,
+ * set by evict_data at a REPLACE or delete for room) goes L2-only where
+ * the paper deletes it, and the reasons reach the target.
+ */
+static void arc_test_l2_writing(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 1);
+	struct arc_hdr *h1, *h2;
+
+	ctx->keep = true;
+	arc_test_access_hdr(test, 1, 0, &h1);
+	/* case IV, |T1| = c: T1's LRU is deleted, for room */
+	arc_test_access_hdr(test, 2, 0, &h2);
+	KUNIT_EXPECT_EQ(test, ctx->why[ARC_EVICT_ROOM], 1);
+	KUNIT_EXPECT_EQ(test, h1->state, ARC_L2ONLY);
+	KUNIT_EXPECT_FALSE(test, h1->flags & ARC_F_L2);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[2] T2=[] B1=[] B2=[] L2=[1]");
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 2);
+	KUNIT_EXPECT_EQ(test, arc_l2only_writing(&ctx->arc), 1);
+
+	/* the copy never got there: the target takes it out */
+	spin_lock_bh(&ctx->arc.lock);
+	h1->flags &= ~ARC_F_L2_WRITING;
+	arc_hdr_clear_l2(&ctx->arc, h1);
+	KUNIT_EXPECT_EQ(test, h1->state, ARC_DEAD);
+	arc_hdr_unpin(&ctx->arc, h1);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, ctx->l2_drops, 0);
+	KUNIT_EXPECT_EQ(test, arc_l2only_writing(&ctx->arc), 0);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[2] T2=[] B1=[] B2=[]");
+
+	/* a shrink and an invalidation say so */
+	arc_test_set_c(test, 2);
+	arc_test_access(test, 3);
+	arc_test_set_c(test, 1);
+	KUNIT_EXPECT_EQ(test, ctx->why[ARC_EVICT_SHRINK], 1);
+	KUNIT_EXPECT_EQ(test, ctx->why[ARC_EVICT_ROOM], 1);
+	/* REPLACE made it a ghost, the trim of B1 then deleted it */
+	KUNIT_EXPECT_EQ(test, h2->state, ARC_L2ONLY);
+	KUNIT_EXPECT_TRUE(test, h2->flags & ARC_F_L2_WRITING);
+	KUNIT_EXPECT_EQ(test, arc_l2only_writing(&ctx->arc), 1);
+	/* its copy is written: an L2-only header like any other */
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_set_l2(&ctx->arc, h2);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, arc_l2only_writing(&ctx->arc), 0);
+	ctx->keep = false;
+	spin_lock_bh(&ctx->arc.lock);
+	arc_invalidate(&ctx->arc, arc_lookup(&ctx->arc, to_oblock(3)));
+	h2->flags &= ~ARC_F_L2_WRITING;
+	arc_hdr_clear_l2(&ctx->arc, h2);
+	KUNIT_EXPECT_EQ(test, ctx->l2_drops, 1);
+	KUNIT_EXPECT_EQ(test, arc_l2only_writing(&ctx->arc), 0);
+	arc_hdr_unpin(&ctx->arc, h2);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[] T2=[] B1=[] B2=[]");
+	KUNIT_EXPECT_EQ(test, ctx->why[ARC_EVICT_INVALIDATE], 1);
+	KUNIT_EXPECT_EQ(test, ctx->why[ARC_EVICT_EXIT], 0);
+}
+
 static void arc_test_l2only(struct kunit *test)
 {
 	struct arc_test_ctx *ctx = arc_test_new(test, 1);
@@ -1025,6 +1100,7 @@ static struct kunit_case arc_test_cases[] = {
 	KUNIT_CASE(arc_test_invalidate),
 	KUNIT_CASE(arc_test_pins),
 	KUNIT_CASE(arc_test_l2only),
+	KUNIT_CASE(arc_test_l2_writing),
 	KUNIT_CASE(arc_test_data_unambiguous),
 	KUNIT_CASE(arc_test_random),
 	{}

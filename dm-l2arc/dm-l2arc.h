@@ -93,6 +93,8 @@
  * @L2ARC_P_MAX_ERRORS: l2arc_max_errors, count (per device too)
  * @L2ARC_P_META_PERCENT: l2arc_meta_percent, % of RAM
  * @L2ARC_P_ARC_SYS_FREE: arc_sys_free, bytes (0: l2arc_sys_free() chooses)
+ * @L2ARC_P_HANDOFF_MAX: l2arc_handoff_max, bytes a device's hand-off queue
+ *                       may hold (0: no hand-off)
  * @L2ARC_P_NR: number of parameters
  */
 enum l2arc_param_id {
@@ -110,6 +112,7 @@ enum l2arc_param_id {
 	L2ARC_P_MAX_ERRORS,
 	L2ARC_P_META_PERCENT,
 	L2ARC_P_ARC_SYS_FREE,
+	L2ARC_P_HANDOFF_MAX,
 	L2ARC_P_NR,
 };
 
@@ -211,11 +214,13 @@ enum l2arc_stat {
 	L2ARC_STAT_L2_READ_RUN_BLOCKS,	/* blocks in them */
 	L2ARC_STAT_PREFETCH_EVICTED_UNUSED, /* read ahead, never demanded */
 	L2ARC_STAT_FILL_RUN_BRIDGED,	/* resident blocks runs read over */
+	L2ARC_STAT_L2_HANDOFFS,		/* evicted blocks handed to the feed */
+	L2ARC_STAT_L2_EVICT_MISSED,	/* eligible, evicted, queue full */
 	L2ARC_STAT_NR,
 };
 
-/* Header flags of the target (arc.h leaves ARC_F_TARGET0..4 to us). */
-#define L2ARC_F_L2_WRITING	ARC_F_TARGET0	/* feed write in flight */
+/* Header flags of the target (arc.h leaves ARC_F_TARGET1..4 to us). */
+#define L2ARC_F_L2_WRITING	ARC_F_L2_WRITING /* queued or being written */
 #define L2ARC_F_CLASS_PREFETCH	ARC_F_TARGET1	/* on L2 as a prefetch block */
 #define L2ARC_F_CLASS_MFU	ARC_F_TARGET2	/* on L2 as an MFU block */
 
@@ -260,13 +265,19 @@ struct l2arc_stream {
 /**
  * struct l2arc_buf - one block's data, in order-0 pages (buf.c)
  * @ref: references (the ARC's while resident, a fill's, a reader's while
- *       it copies, the feed's while it writes)
+ *       it copies, the feed's while it writes or while the buffer waits in
+ *       its hand-off queue)
  * @nr: pages, block size / PAGE_SIZE
+ * @handoff_next: the next buffer of the hand-off queue (&l2arc_c.handoff)
+ * @handoff_hdr: the header of the block while the buffer is queued there
+ *               (pinned, with %L2ARC_F_L2_WRITING)
  * @pages: the pages, in order
  */
 struct l2arc_buf {
 	refcount_t ref;
 	u32 nr;
+	struct l2arc_buf *handoff_next;
+	struct arc_hdr *handoff_hdr;
 	struct page *pages[];
 };
 
@@ -357,7 +368,15 @@ struct l2arc_pool {
  * @feed_work: the feed
  * @feed_wq: its workqueue
  * @feed_mutex: serialises feeds (timer, message); outside @arc.lock
- * @feed_active: the feed runs (between resume and postsuspend)
+ * @feed_active: the feed runs (between resume and postsuspend); set
+ *               and cleared under @arc.lock
+ * @feed_kicked: a hand-off queued the feed early, and that feed has not
+ *               started yet; under @arc.lock
+ * @handoff_head: the hand-off queue: buffers of evicted blocks waiting
+ *                for the feed, oldest first, linked by handoff_next; under
+ *                @arc.lock
+ * @handoff_tail: its newest buffer
+ * @handoff_nr: its length, in blocks
  *
  * @l2_failed is also read without @arc.lock.
  */
@@ -418,6 +437,10 @@ struct l2arc_c {
 	struct workqueue_struct *feed_wq;
 	struct mutex feed_mutex;	/* serialises feeds */
 	bool feed_active;
+	bool feed_kicked;
+	struct l2arc_buf *handoff_head;
+	struct l2arc_buf *handoff_tail;
+	u64 handoff_nr;
 };
 
 struct l2arc_io;
@@ -574,6 +597,9 @@ bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot);
 void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_run *run);
 void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr);
 void l2arc_l2_error(struct l2arc_c *lc);
+bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
+		   struct l2arc_buf *buf);
+void l2arc_handoff_drop(struct l2arc_c *lc);
 u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget);
 void l2arc_feed_start(struct l2arc_c *lc);
 void l2arc_feed_stop(struct l2arc_c *lc);

@@ -242,8 +242,13 @@ struct arc_hdr *l2arc_walk_resume(struct arc *arc, struct arc_hdr *next,
 
 /* ---- ARC buffers ---- */
 
-/* arc_ops.evict_data: @hdr leaves T1/T2; arc.lock held. */
-static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data)
+/*
+ * arc_ops.evict_data: @hdr leaves T1/T2; arc.lock held.  A block evicted
+ * for room that the feed could write goes to the feed's hand-off queue
+ * (l2arc_handoff()) instead of being freed.
+ */
+static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data,
+			     enum arc_evict_reason why)
 {
 	struct l2arc_c *lc = arc->private;
 	u64 bytes = (u64)lc->block_sectors << SECTOR_SHIFT;
@@ -261,6 +266,10 @@ static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data)
 				  l2arc_dev_param(&lc->tun,
 						  L2ARC_P_NOPREFETCH))) {
 		lc->stats[L2ARC_STAT_EVICT_L2_ELIGIBLE] += bytes;
+		if (why == ARC_EVICT_ROOM &&
+		    !(hdr->flags & L2ARC_F_L2_WRITING) &&
+		    l2arc_handoff(lc, hdr, data))
+			return;
 	} else {
 		lc->stats[L2ARC_STAT_EVICT_L2_INELIGIBLE] += bytes;
 	}

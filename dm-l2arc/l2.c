@@ -18,11 +18,21 @@
  * (nothing on the first lap).  A batch never wraps: when it does not fit
  * before the end of the ring the hand goes back to slot 0.
  *
+ * Hand-off at eviction: a block that the ARC evicts for room before any
+ * feed took it would be lost to the cache device; instead its buffer goes
+ * to the device's hand-off queue (l2arc_handoff(), from arc_ops.evict_data,
+ * at most l2arc_handoff_max bytes; beyond that it is freed and counted in
+ * l2_evict_missed), its header pinned and marked L2ARC_F_L2_WRITING so
+ * that the directory keeps it as a ghost or L2-only header without
+ * changing the paper's lists.  A feed writes the queue first, oldest
+ * first, then scans.  A hand-off that fills half the queue starts a feed.
+ *
  * Budget per feed: l2arc_write_max, plus l2arc_write_boost while the ARC
  * is cold ("warm" = the ARC has been full and evicted a block, not "under
  * memory pressure" as in OpenZFS), never more than a quarter of the cache
- * device nor more than the ARC's c (a feed writes only resident blocks;
- * the cap keeps l2arc_feed_again meaningful when write_max >> c).  The
+ * device; the scan takes no more than the ARC's c (it writes only
+ * resident blocks; the cap keeps l2arc_feed_again meaningful when
+ * write_max >> c).  The
  * next feed comes after l2arc_feed_secs, or after l2arc_feed_min_ms when
  * l2arc_feed_again is set and this feed wrote more than half its budget.
  * Every value is read at every feed (the device's own, or the module
@@ -86,12 +96,14 @@ static atomic64_t l2arc_l2only_bytes = ATOMIC64_INIT(0);
  * @buf: its ARC buffer, referenced for the write
  * @slot: where it goes
  * @cksum: crc32c of its data
+ * @handoff: it came from the hand-off queue (the block had been evicted)
  */
 struct l2arc_wentry {
 	struct arc_hdr *hdr;
 	struct l2arc_buf *buf;
 	u32 slot;
 	u32 cksum;
+	bool handoff;
 };
 
 /**
@@ -237,13 +249,12 @@ static bool l2arc_meta_over(struct l2arc_c *lc)
 	return atomic64_read(&l2arc_l2only_bytes) > limit;
 }
 
-/* Take @hdr into the batch: pinned, its buffer referenced, marked; locked. */
-static void l2arc_take(struct l2arc_c *lc, struct l2arc_wentry *w,
-		       struct arc_hdr *hdr)
+/*
+ * Mark resident @hdr as on its way to the cache device: pinned, its L2
+ * size class from its state now; locked.
+ */
+static void l2arc_mark_writing(struct l2arc_c *lc, struct arc_hdr *hdr)
 {
-	w->hdr = hdr;
-	w->buf = hdr->data;
-	l2arc_buf_get(w->buf);
 	arc_hdr_pin(&lc->arc, hdr);
 	hdr->flags &= ~(L2ARC_F_CLASS_PREFETCH | L2ARC_F_CLASS_MFU);
 	if (hdr->flags & ARC_F_PREFETCH)
@@ -251,6 +262,148 @@ static void l2arc_take(struct l2arc_c *lc, struct l2arc_wentry *w,
 	else if (hdr->state == ARC_MFU)
 		hdr->flags |= L2ARC_F_CLASS_MFU;
 	hdr->flags |= L2ARC_F_L2_WRITING;
+}
+
+/* Take @hdr into the batch: pinned, its buffer referenced, marked; locked. */
+static void l2arc_take(struct l2arc_c *lc, struct l2arc_wentry *w,
+		       struct arc_hdr *hdr)
+{
+	w->hdr = hdr;
+	w->buf = hdr->data;
+	w->handoff = false;
+	l2arc_buf_get(w->buf);
+	l2arc_mark_writing(lc, hdr);
+}
+
+/**
+ * l2arc_handoff() - offer a block that the ARC evicts for room to the feed
+ * @lc: the device
+ * @hdr: the block's header, leaving T1 or T2 (its state still says which)
+ * @buf: its data, with the ARC's reference
+ *
+ * Called by arc_ops.evict_data for a block the feed could write (not on
+ * the cache device, not being written there, not a prefetch block while
+ * l2arc_noprefetch is 1).  While the feed runs and the device's hand-off
+ * queue holds less than l2arc_handoff_max bytes, the buffer (and the
+ * ARC's reference) goes to the queue's tail and @hdr is pinned and marked
+ * %L2ARC_F_L2_WRITING, so that the directory keeps it (as a ghost or an
+ * L2-only header) until the feed has written the block; the ARC's lists
+ * change exactly as they would have.  When the queue is full the block is
+ * freed as before and counted in l2_evict_missed.  A hand-off that takes
+ * the queue to half its bound or more wakes the feed at once.
+ *
+ * Context: arc.lock held (from arc_ops.evict_data); does not sleep.
+ * Return: true if the queue took @buf, false if the caller frees it.
+ */
+bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
+		   struct l2arc_buf *buf)
+{
+	u64 bytes = l2arc_block_bytes(lc), max;
+
+	if (!lc->feed_active || READ_ONCE(lc->l2_failed))
+		return false;
+	max = l2arc_param(L2ARC_P_HANDOFF_MAX);
+	if ((lc->handoff_nr + 1) * bytes > max) {
+		lc->stats[L2ARC_STAT_L2_EVICT_MISSED]++;
+		return false;
+	}
+	l2arc_mark_writing(lc, hdr);
+	buf->handoff_hdr = hdr;
+	buf->handoff_next = NULL;
+	if (lc->handoff_tail)
+		lc->handoff_tail->handoff_next = buf;
+	else
+		lc->handoff_head = buf;
+	lc->handoff_tail = buf;
+	lc->handoff_nr++;
+	lc->stats[L2ARC_STAT_L2_HANDOFFS]++;
+	if (!lc->feed_kicked && lc->handoff_nr * bytes * 2 >= max) {
+		lc->feed_kicked = true;
+		mod_delayed_work(lc->feed_wq, &lc->feed_work, 0);
+	}
+	return true;
+}
+
+/* Take the oldest buffer off the hand-off queue, or NULL; locked. */
+static struct l2arc_buf *l2arc_handoff_pop(struct l2arc_c *lc)
+{
+	struct l2arc_buf *buf = lc->handoff_head;
+
+	if (!buf)
+		return NULL;
+	lc->handoff_head = buf->handoff_next;
+	if (!lc->handoff_head)
+		lc->handoff_tail = NULL;
+	lc->handoff_nr--;
+	return buf;
+}
+
+/*
+ * A queued block will not be written: unmark and unpin its header (an
+ * L2-only one that has no copy then leaves) and free the buffer; locked.
+ */
+static void l2arc_handoff_forget(struct l2arc_c *lc, struct l2arc_buf *buf)
+{
+	struct arc_hdr *hdr = buf->handoff_hdr;
+
+	hdr->flags &= ~L2ARC_F_L2_WRITING;
+	if (hdr->state == ARC_L2ONLY && !(hdr->flags & ARC_F_L2))
+		arc_hdr_clear_l2(&lc->arc, hdr);
+	arc_hdr_unpin(&lc->arc, hdr);
+	l2arc_buf_put(lc, buf);
+}
+
+/**
+ * l2arc_handoff_drop() - empty the hand-off queue without writing it
+ * @lc: the device, its directory set up
+ *
+ * In the dtr, and by the feed of a degraded device.
+ *
+ * Context: process context; takes arc.lock.
+ */
+void l2arc_handoff_drop(struct l2arc_c *lc)
+{
+	struct l2arc_hold h;
+	struct l2arc_buf *buf;
+
+	l2arc_bulk_lock(lc, &h);
+	while ((buf = l2arc_handoff_pop(lc))) {
+		l2arc_handoff_forget(lc, buf);
+		l2arc_bulk_yield(lc, &h);
+	}
+	l2arc_bulk_unlock(lc, &h);
+}
+
+/*
+ * Take up to @n blocks from the hand-off queue into the batch, oldest
+ * first; a block written to (or otherwise dropped) since its hand-off has
+ * lost %L2ARC_F_L2_WRITING and is freed instead.  Takes arc.lock itself.
+ */
+static unsigned int l2arc_collect_handoff(struct l2arc_c *lc,
+					  struct l2arc_wentry *w,
+					  unsigned int n)
+{
+	struct l2arc_hold h;
+	struct l2arc_buf *buf;
+	unsigned int got = 0;
+
+	l2arc_bulk_lock(lc, &h);
+	while (got < n && (buf = l2arc_handoff_pop(lc))) {
+		struct arc_hdr *hdr = buf->handoff_hdr;
+
+		if (!(hdr->flags & L2ARC_F_L2_WRITING) ||
+		    hdr->state == ARC_DEAD) {
+			l2arc_handoff_forget(lc, buf);
+		} else {
+			w[got].hdr = hdr;
+			w[got].buf = buf;
+			w[got].handoff = true;
+			got++;
+		}
+		l2arc_bulk_yield(lc, &h);
+	}
+	l2arc_bulk_unlock(lc, &h);
+	return got;
 }
 
 /* The lists the feed scans, in order, with their cursors' indexes. */
@@ -499,11 +652,19 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 	for (i = 0; i < n; i++) {
 		struct arc_hdr *hdr = w[i].hdr;
 		bool resident = hdr->state == ARC_MRU || hdr->state == ARC_MFU;
-		bool ghost = hdr->state == ARC_MRU_GHOST ||
-			     hdr->state == ARC_MFU_GHOST;
+		bool gone = hdr->state == ARC_MRU_GHOST ||
+			    hdr->state == ARC_MFU_GHOST ||
+			    hdr->state == ARC_L2ONLY;
+		/*
+		 * No write to the block since it was taken (a write clears
+		 * the flag), so the copy is the block's data; a resident
+		 * block taken by the scan must still hold that buffer, a
+		 * handed-off one may have been read in again since.
+		 */
 		bool valid = ok && (hdr->flags & L2ARC_F_L2_WRITING) &&
 			     hdr->l2_slot == w[i].slot &&
-			     ((resident && hdr->data == w[i].buf) || ghost);
+			     (gone || (resident &&
+				       (w[i].handoff || hdr->data == w[i].buf)));
 
 		hdr->flags &= ~L2ARC_F_L2_WRITING;
 		if (valid) {
@@ -511,8 +672,13 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 			arc_hdr_set_l2(&lc->arc, hdr);
 			lc->l2_blocks++;
 			lc->l2_class_blocks[l2arc_class(hdr)]++;
-		} else if (lc->l2_rmap[w[i].slot] == hdr) {
-			lc->l2_rmap[w[i].slot] = NULL;
+		} else {
+			if (lc->l2_rmap[w[i].slot] == hdr)
+				lc->l2_rmap[w[i].slot] = NULL;
+			/* kept L2-only for this copy alone: it goes */
+			if (hdr->state == ARC_L2ONLY &&
+			    !(hdr->flags & ARC_F_L2))
+				arc_hdr_clear_l2(&lc->arc, hdr);
 		}
 		arc_hdr_unpin(&lc->arc, hdr);
 		l2arc_bulk_yield(lc, &h);
@@ -557,7 +723,8 @@ static void l2arc_drop_all(struct l2arc_c *lc)
  */
 u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 {
-	unsigned int bytes = l2arc_block_bytes(lc), n_max, n = 0, sent, i;
+	unsigned int bytes = l2arc_block_bytes(lc), n_max, scan_max, n = 0;
+	unsigned int sent, i;
 	struct l2arc_wentry *w = NULL;
 	struct l2arc_wbatch b;
 	unsigned int noio;
@@ -569,6 +736,7 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 	if (!lc->cache)
 		goto out;
 	if (READ_ONCE(lc->l2_failed)) {
+		l2arc_handoff_drop(lc);
 		if (!lc->l2_dropped)
 			l2arc_drop_all(lc);
 		goto out;
@@ -578,17 +746,19 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 	if (!arc_is_warm(&lc->arc))
 		*budget += l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_BOOST);
 	/*
-	 * Never more than a quarter of the cache device (as OpenZFS), nor
-	 * more than the ARC holds: a feed writes only resident blocks, and
-	 * with the budget capped at c, "wrote more than half its budget"
-	 * (l2arc_feed_again) still means a busy feed when write_max is far
-	 * larger than the ARC.
+	 * Never more than a quarter of the cache device (as OpenZFS).  The
+	 * scan of the lists takes no more than the ARC holds either: it
+	 * writes only resident blocks, and with its budget capped at c,
+	 * "wrote more than half its budget" (l2arc_feed_again) still means
+	 * a busy feed when write_max is far larger than the ARC.  The
+	 * hand-off queue, taken first, may use the whole budget.
 	 */
 	*budget = min_t(u64, *budget, (lc->l2_nr_slots / 4) * bytes);
-	*budget = min_t(u64, *budget, arc_c(&lc->arc) * bytes);
 	n_max = max_t(u64, 1, div_u64(*budget, bytes));
+	*budget = min_t(u64, *budget, arc_c(&lc->arc) * bytes);
+	scan_max = max_t(u64, 1, div_u64(*budget, bytes));
 	headroom = l2arc_dev_param(&lc->tun, L2ARC_P_HEADROOM);
-	depth = headroom ? (u64)n_max * headroom : U64_MAX;
+	depth = headroom ? (u64)scan_max * headroom : U64_MAX;
 	noprefetch = l2arc_dev_param(&lc->tun, L2ARC_P_NOPREFETCH);
 
 	/* the batch may be large: vmalloc may serve it, but no I/O */
@@ -603,9 +773,12 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 		goto out;
 	}
 	lc->stats[L2ARC_STAT_L2_FEEDS]++;
+	lc->feed_kicked = false;
 	spin_unlock_bh(&lc->arc.lock);
 
-	n = l2arc_collect(lc, w, n_max, depth, noprefetch);
+	n = l2arc_collect_handoff(lc, w, n_max);
+	if (n < scan_max)
+		n += l2arc_collect(lc, w + n, scan_max - n, depth, noprefetch);
 	if (!n)
 		goto out;
 	start = l2arc_region_claim(lc, n);
@@ -659,7 +832,10 @@ void l2arc_feed_start(struct l2arc_c *lc)
 {
 	if (!lc->cache)
 		return;
+	spin_lock_bh(&lc->arc.lock);
 	WRITE_ONCE(lc->feed_active, true);
+	lc->feed_kicked = false;
+	spin_unlock_bh(&lc->arc.lock);
 	queue_delayed_work(lc->feed_wq, &lc->feed_work,
 			   l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ);
 }
@@ -675,7 +851,11 @@ void l2arc_feed_stop(struct l2arc_c *lc)
 {
 	if (!lc->feed_wq)
 		return;
-	WRITE_ONCE(lc->feed_active, false);
+	if (lc->feed_active) {	/* no hand-off queues it any more */
+		spin_lock_bh(&lc->arc.lock);
+		WRITE_ONCE(lc->feed_active, false);
+		spin_unlock_bh(&lc->arc.lock);
+	}
 	cancel_delayed_work_sync(&lc->feed_work);
 	mutex_lock(&lc->feed_mutex);	/* wait for a feed run by message */
 	l2arc_scan_reset(lc);

@@ -58,6 +58,7 @@ static struct l2arc_param l2arc_params[L2ARC_P_NR] = {
 	P(L2ARC_P_MAX_ERRORS, "l2arc_max_errors", 16, 1, 1000000),
 	P(L2ARC_P_META_PERCENT, "l2arc_meta_percent", 10, 1, 90),
 	P(L2ARC_P_ARC_SYS_FREE, "arc_sys_free", 0, 0, 0),
+	P(L2ARC_P_HANDOFF_MAX, "l2arc_handoff_max", 64ULL << 20, 0, 4ULL << 30),
 };
 
 static u64 l2arc_param_max(const struct l2arc_param *p)
@@ -170,6 +171,10 @@ module_param_cb(arc_sys_free, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_ARC_SYS_FREE], 0644);
 MODULE_PARM_DESC(arc_sys_free,
 		 "Available memory below which the shrinker also drops L2-only headers, bytes (default 0: the larger of 512 KiB and 1/64 of RAM; range 0 to the machine's memory)");
+module_param_cb(l2arc_handoff_max, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_HANDOFF_MAX], 0644);
+MODULE_PARM_DESC(l2arc_handoff_max,
+		 "Bytes of evicted blocks each device keeps for its feed to write to the cache device; 0 = no hand-off (default 67108864, range 0 to 4294967296)");
 
 /**
  * l2arc_param() - the current module-wide value of a parameter

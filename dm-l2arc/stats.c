@@ -61,7 +61,8 @@ enum l2arc_row {
 	R_LOCK_HOLD_MAX_US, R_BUF_POOL_SIZE, R_READ_BIOS, R_FILL_RUNS,
 	R_FILL_RUN_BLOCKS, R_L2_READ_RUNS, R_L2_READ_RUN_BLOCKS,
 	R_RUNS_DEFERRED, R_PREFETCH_EVICTED_UNUSED, R_FILL_RUN_BRIDGED,
-	R_HASH_TABLE_SIZE,
+	R_HASH_TABLE_SIZE, R_L2_HANDOFFS, R_L2_EVICT_MISSED, R_L2_HANDOFF_SIZE,
+	R_L2_ONLY_WRITING,
 	R_NR,
 };
 
@@ -147,6 +148,10 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_PREFETCH_EVICTED_UNUSED] = "prefetch_evicted_unused",
 	[R_FILL_RUN_BRIDGED] = "fill_run_bridged",
 	[R_HASH_TABLE_SIZE] = "hash_table_size",
+	[R_L2_HANDOFFS] = "l2_handoffs",
+	[R_L2_EVICT_MISSED] = "l2_evict_missed",
+	[R_L2_HANDOFF_SIZE] = "l2_handoff_size",
+	[R_L2_ONLY_WRITING] = "l2_only_writing",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -205,6 +210,8 @@ static const struct {
 	{ R_L2_READ_RUN_BLOCKS, L2ARC_STAT_L2_READ_RUN_BLOCKS },
 	{ R_PREFETCH_EVICTED_UNUSED, L2ARC_STAT_PREFETCH_EVICTED_UNUSED },
 	{ R_FILL_RUN_BRIDGED, L2ARC_STAT_FILL_RUN_BRIDGED },
+	{ R_L2_HANDOFFS, L2ARC_STAT_L2_HANDOFFS },
+	{ R_L2_EVICT_MISSED, L2ARC_STAT_L2_EVICT_MISSED },
 };
 
 static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */
@@ -241,10 +248,12 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_P] = mul_u64_u64_shr(arc_p_fixed(arc), 1ULL << shift,
 				    ARC_P_SHIFT);
 	vals[R_C] = arc_c(arc) << shift;
-	l2only = arc_list_size(arc, ARC_LIST_L2ONLY);
+	vals[R_L2_ONLY_WRITING] = arc_l2only_writing(arc);
+	l2only = arc_list_size(arc, ARC_LIST_L2ONLY) - vals[R_L2_ONLY_WRITING];
 	l2_blocks = lc->l2_blocks;
 	memcpy(l2_class, lc->l2_class_blocks, sizeof(l2_class));
 	vals[R_L2_LAPS] = lc->l2_laps;
+	vals[R_L2_HANDOFF_SIZE] = lc->handoff_nr << shift;
 	vals[R_LOCK_HOLD_MAX_US] =
 		div_u64(lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS], NSEC_PER_USEC);
 	spin_unlock_bh(&arc->lock);

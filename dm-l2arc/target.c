@@ -181,6 +181,8 @@ static void l2arc_dtr(struct dm_target *ti)
 	/* the last fill's wake-up holds this lock until it is done */
 	spin_lock_irq(&lc->fills_wait.lock);
 	spin_unlock_irq(&lc->fills_wait.lock);
+	if (lc->arc_ready)
+		l2arc_handoff_drop(lc);	/* unpins its headers */
 	l2arc_shrinker_unregister(&lc->shrinker);
 	if (lc->wq)
 		destroy_workqueue(lc->wq);
@@ -535,7 +537,8 @@ static void l2arc_verify_hdr(struct l2arc_c *lc, struct arc_hdr *hdr,
 				 !!hdr->data, resident);
 	if (!resident && (hdr->flags & ARC_F_IO_IN_PROGRESS))
 		l2arc_verify_bad(lc, bad, "fill on a non-resident header", 1, 0);
-	if (id == ARC_LIST_L2ONLY && !(hdr->flags & ARC_F_L2))
+	if (id == ARC_LIST_L2ONLY &&
+	    !(hdr->flags & (ARC_F_L2 | L2ARC_F_L2_WRITING)))
 		l2arc_verify_bad(lc, bad, "L2-only header without L2 copy", 0, 1);
 	if (!(hdr->flags & ARC_F_L2))
 		return;

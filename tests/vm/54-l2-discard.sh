@@ -14,7 +14,9 @@
 # the origin read directly), with no L2 hit (l2_hits unchanged) and
 # l2_size down by exactly the discarded blocks.
 # Exact counters: prefetch_disable 1, arc_max 1 MiB = 256 blocks of 4 KiB,
-# feed budget 16 MiB (never the limit), l2arc_feed_secs 3600.
+# feed budget 16 MiB (never the limit), l2arc_feed_secs 3600, and no
+# hand-off at eviction (l2arc_handoff_max 0: only the feeds here put
+# blocks on L2; 63-l2-handoff tests the hand-off).
 # blkdiscard -f: no libblkid probe reads through the device.
 # Devices: the origin emulates an SSD with TRIM that reads zeroes after a
 # discard: brd /dev/ram0 (64 MiB) when this kernel's brd supports discard,
@@ -24,6 +26,8 @@
 
 load_module
 mk_brd 2 64
+add_cleanup eval "echo $(cat /sys/module/dm_l2arc/parameters/l2arc_handoff_max) >/sys/module/dm_l2arc/parameters/l2arc_handoff_max"
+echo 0 >/sys/module/dm_l2arc/parameters/l2arc_handoff_max
 O=/dev/ram0 C=/dev/ram1
 mk_discard_origin l2disc54 64 4096
 O=$DISCARD_ORIGIN

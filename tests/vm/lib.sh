@@ -295,7 +295,8 @@ check_rows() {
 		need(v["l2_size"] <= slots * bs, "l2_size <= slots x block")
 		need(v["l2_size"] % bs == 0, "l2_size is whole blocks")
 		need(v["hash_elements"] == v["mru_blocks"] + v["mfu_blocks"] + v["mru_ghost_blocks"] + \
-			v["mfu_ghost_blocks"] + v["l2_only_blocks"], "hash_elements = T1 + T2 + B1 + B2 + L2-only")
+			v["mfu_ghost_blocks"] + v["l2_only_blocks"] + v["l2_only_writing"],
+			"hash_elements = T1 + T2 + B1 + B2 + L2-only (with a copy, and being given one)")
 		need(v["data_size"] == (v["mru_blocks"] + v["mfu_blocks"]) * bs, "data_size = resident blocks")
 		need(v["mru_size"] + v["mfu_size"] == v["data_size"], "mru_size + mfu_size = data_size")
 		need(v["hdr_size"] == v["hash_elements"] * hdr, "hdr_size = 48 x hash_elements")
