@@ -71,6 +71,12 @@
  */
 #define L2ARC_SCAN_RESTARTS		16
 
+/* Hours that l2_write_bytes_24h sums (one bucket an hour). */
+#define L2ARC_WEAR_HOURS		24
+
+/* Seconds that l2_write_rate averages over (one bucket a second). */
+#define L2ARC_RATE_SECS			10
+
 /* The feed scans two lists, T2 then T1. */
 #define L2ARC_FEED_LISTS		2
 
@@ -91,6 +97,8 @@
  * @L2ARC_P_FEED_MIN_MS: l2arc_feed_min_ms, ms (per device too)
  * @L2ARC_P_FEED_AGAIN: l2arc_feed_again, 0/1 (per device too)
  * @L2ARC_P_MAX_ERRORS: l2arc_max_errors, count (per device too)
+ * @L2ARC_P_DWPD_LIMIT: l2arc_dwpd_limit, % of one drive write per day
+ *                      (0: no wear cap; per device too)
  * @L2ARC_P_META_PERCENT: l2arc_meta_percent, % of RAM
  * @L2ARC_P_ARC_SYS_FREE: arc_sys_free, bytes (0: l2arc_sys_free() chooses)
  * @L2ARC_P_HANDOFF_MAX: l2arc_handoff_max, bytes a device's hand-off queue
@@ -110,6 +118,7 @@ enum l2arc_param_id {
 	L2ARC_P_FEED_MIN_MS,
 	L2ARC_P_FEED_AGAIN,
 	L2ARC_P_MAX_ERRORS,
+	L2ARC_P_DWPD_LIMIT,
 	L2ARC_P_META_PERCENT,
 	L2ARC_P_ARC_SYS_FREE,
 	L2ARC_P_HANDOFF_MAX,
@@ -118,7 +127,7 @@ enum l2arc_param_id {
 
 /* The tunables a device may override (table features, messages). */
 #define L2ARC_P_DEV_FIRST	L2ARC_P_WRITE_MAX
-#define L2ARC_P_DEV_LAST	L2ARC_P_MAX_ERRORS
+#define L2ARC_P_DEV_LAST	L2ARC_P_DWPD_LIMIT
 #define L2ARC_NR_DEV_PARAMS	(L2ARC_P_DEV_LAST - L2ARC_P_DEV_FIRST + 1)
 
 /**
@@ -223,6 +232,7 @@ enum l2arc_stat {
 #define L2ARC_F_L2_WRITING	ARC_F_L2_WRITING /* queued or being written */
 #define L2ARC_F_CLASS_PREFETCH	ARC_F_TARGET1	/* on L2 as a prefetch block */
 #define L2ARC_F_CLASS_MFU	ARC_F_TARGET2	/* on L2 as an MFU block */
+#define L2ARC_F_HANDOFF		ARC_F_TARGET3	/* in the hand-off queue */
 
 /* L2 size classes, by the block's ARC state when the feed wrote it. */
 enum l2arc_class {
@@ -377,6 +387,18 @@ struct l2arc_pool {
  *                @arc.lock
  * @handoff_tail: its newest buffer
  * @handoff_nr: its length, in blocks
+ * @dwpd_tokens: bytes the wear cap (l2arc_dwpd_limit) lets the feed write
+ *               now; under @feed_mutex
+ * @dwpd_at: jiffies of the last feed (the cap's tokens accrue from there)
+ * @rate_bytes: bytes written to the cache device per second (by the
+ *              second in @rate_sec), for l2_write_rate
+ * @rate_sec: the second (ktime_get_seconds()) of each bucket
+ * @wear_bytes: bytes written to the cache device per hour (by the hour
+ *              number in @wear_hour), for l2_write_bytes_24h
+ * @wear_hour: the hour (ktime_get_seconds() / 3600) of each bucket
+ *
+ * @dwpd_tokens and @dwpd_at are changed by feeds only (@feed_mutex); the
+ * buckets under @arc.lock.
  *
  * @l2_failed is also read without @arc.lock.
  */
@@ -441,6 +463,12 @@ struct l2arc_c {
 	struct l2arc_buf *handoff_head;
 	struct l2arc_buf *handoff_tail;
 	u64 handoff_nr;
+	u64 dwpd_tokens;
+	unsigned long dwpd_at;
+	u64 rate_bytes[L2ARC_RATE_SECS];
+	u64 rate_sec[L2ARC_RATE_SECS];
+	u64 wear_bytes[L2ARC_WEAR_HOURS];
+	u64 wear_hour[L2ARC_WEAR_HOURS];
 };
 
 struct l2arc_io;
@@ -600,7 +628,11 @@ void l2arc_l2_error(struct l2arc_c *lc);
 bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 		   struct l2arc_buf *buf);
 void l2arc_handoff_drop(struct l2arc_c *lc);
+unsigned long l2arc_handoff_shrink(struct l2arc_c *lc, unsigned long nr_pages);
 u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget);
+u64 l2arc_dwpd_cap(struct l2arc_c *lc);
+u64 l2arc_wear_24h(struct l2arc_c *lc);
+u64 l2arc_write_rate(struct l2arc_c *lc);
 void l2arc_feed_start(struct l2arc_c *lc);
 void l2arc_feed_stop(struct l2arc_c *lc);
 int l2arc_l2_init(struct l2arc_c *lc, char **error);

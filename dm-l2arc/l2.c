@@ -18,6 +18,10 @@
  * (nothing on the first lap).  A batch never wraps: when it does not fit
  * before the end of the ring the hand goes back to slot 0.
  *
+ * Wear cap: once the cache device has been full (l2_laps > 0), a feed
+ * writes no more than l2arc_dwpd_limit percent of one drive write per day
+ * lets accrue since the previous feed (l2arc_dwpd_budget()).
+ *
  * Hand-off at eviction: a block that the ARC evicts for room before any
  * feed took it would be lost to the cache device; instead its buffer goes
  * to the device's hand-off queue (l2arc_handoff(), from arc_ops.evict_data,
@@ -26,6 +30,12 @@
  * that the directory keeps it as a ghost or L2-only header without
  * changing the paper's lists.  A feed writes the queue first, oldest
  * first, then scans.  A hand-off that fills half the queue starts a feed.
+ * A queued header also has L2ARC_F_HANDOFF until a feed pops it: while
+ * it has it, nothing else marks it L2ARC_F_L2_WRITING (so a popped entry
+ * whose header still has that mark is live), and a feed's entry owns the
+ * mark only while the header is not queued again (l2arc_owns()): a write
+ * clears the mark, and a later hand-off of the new data sets it and
+ * L2ARC_F_HANDOFF, so an older copy in flight is never validated.
  *
  * Budget per feed: l2arc_write_max, plus l2arc_write_boost while the ARC
  * is cold ("warm" = the ARC has been full and evicted a block, not "under
@@ -80,6 +90,8 @@
  */
 #include <linux/bio.h>
 #include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/timekeeping.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -229,7 +241,8 @@ static void l2arc_evict_slot(struct l2arc_c *lc, u64 slot)
 
 static bool l2arc_eligible(struct arc_hdr *hdr, bool noprefetch)
 {
-	if (hdr->flags & (ARC_F_IO_IN_PROGRESS | ARC_F_L2 | L2ARC_F_L2_WRITING))
+	if (hdr->flags & (ARC_F_IO_IN_PROGRESS | ARC_F_L2 | L2ARC_F_L2_WRITING |
+			  L2ARC_F_HANDOFF))
 		return false;
 	if (!hdr->data)
 		return false;
@@ -303,11 +316,14 @@ bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 	if (!lc->feed_active || READ_ONCE(lc->l2_failed))
 		return false;
 	max = l2arc_param(L2ARC_P_HANDOFF_MAX);
-	if ((lc->handoff_nr + 1) * bytes > max) {
+	/* an older hand-off of the block, made stale by a write, still queued */
+	if ((hdr->flags & L2ARC_F_HANDOFF) ||
+	    (lc->handoff_nr + 1) * bytes > max) {
 		lc->stats[L2ARC_STAT_L2_EVICT_MISSED]++;
 		return false;
 	}
 	l2arc_mark_writing(lc, hdr);
+	hdr->flags |= L2ARC_F_HANDOFF;
 	buf->handoff_hdr = hdr;
 	buf->handoff_next = NULL;
 	if (lc->handoff_tail)
@@ -324,7 +340,12 @@ bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 	return true;
 }
 
-/* Take the oldest buffer off the hand-off queue, or NULL; locked. */
+/*
+ * Take the oldest buffer off the hand-off queue, or NULL; locked.  Its
+ * header loses %L2ARC_F_HANDOFF: while it had it, no feed and no other
+ * hand-off could mark it %L2ARC_F_L2_WRITING, so the flag, if still set,
+ * is this hand-off's (a write clears it).
+ */
 static struct l2arc_buf *l2arc_handoff_pop(struct l2arc_c *lc)
 {
 	struct l2arc_buf *buf = lc->handoff_head;
@@ -335,7 +356,24 @@ static struct l2arc_buf *l2arc_handoff_pop(struct l2arc_c *lc)
 	if (!lc->handoff_head)
 		lc->handoff_tail = NULL;
 	lc->handoff_nr--;
+	buf->handoff_hdr->flags &= ~L2ARC_F_HANDOFF;
 	return buf;
+}
+
+/*
+ * Is the batch entry @w still the one that marked its header
+ * %L2ARC_F_L2_WRITING?  Not once a write cleared the flag, nor once a
+ * later hand-off (after such a write) marked it again: that one holds
+ * %L2ARC_F_HANDOFF until the next feed.  @w->slot must have been given
+ * (l2arc_assign()) unless @assigning.  Locked.
+ */
+static bool l2arc_owns(struct l2arc_wentry *w, bool assigning)
+{
+	struct arc_hdr *hdr = w->hdr;
+
+	return (hdr->flags & L2ARC_F_L2_WRITING) &&
+	       !(hdr->flags & L2ARC_F_HANDOFF) &&
+	       (assigning || hdr->l2_slot == w->slot);
 }
 
 /*
@@ -372,6 +410,38 @@ void l2arc_handoff_drop(struct l2arc_c *lc)
 		l2arc_bulk_yield(lc, &h);
 	}
 	l2arc_bulk_unlock(lc, &h);
+}
+
+/**
+ * l2arc_handoff_shrink() - give hand-off queue memory back (shrinker)
+ * @lc: the device
+ * @nr_pages: pages asked for
+ *
+ * Frees the oldest queued blocks unwritten, enough for @nr_pages, each
+ * counted in l2_evict_missed.  Their pages go through the pool, which the
+ * caller empties.
+ *
+ * Context: process context (reclaim); takes arc.lock.
+ * Return: blocks freed.
+ */
+unsigned long l2arc_handoff_shrink(struct l2arc_c *lc, unsigned long nr_pages)
+{
+	unsigned long n = 0;
+	struct l2arc_hold h;
+	struct l2arc_buf *buf;
+
+	if (!READ_ONCE(lc->handoff_head))
+		return 0;
+	l2arc_bulk_lock(lc, &h);
+	while (n * lc->block_pages < nr_pages &&
+	       (buf = l2arc_handoff_pop(lc))) {
+		l2arc_handoff_forget(lc, buf);
+		lc->stats[L2ARC_STAT_L2_EVICT_MISSED]++;
+		n++;
+		l2arc_bulk_yield(lc, &h);
+	}
+	l2arc_bulk_unlock(lc, &h);
+	return n;
 }
 
 /*
@@ -577,8 +647,11 @@ static void l2arc_assign(struct l2arc_c *lc, struct l2arc_wentry *w,
 	}
 	for (i = 0; i < n; i++) {
 		w[i].slot = start + i;
-		w[i].hdr->l2_slot = w[i].slot;
-		lc->l2_rmap[w[i].slot] = w[i].hdr;
+		/* a block written to since it was taken is written, not kept */
+		if (l2arc_owns(&w[i], true)) {
+			w[i].hdr->l2_slot = w[i].slot;
+			lc->l2_rmap[w[i].slot] = w[i].hdr;
+		}
 		l2arc_bulk_yield(lc, &h);
 	}
 	lc->l2_hand = start + n;
@@ -656,17 +729,19 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 			    hdr->state == ARC_MFU_GHOST ||
 			    hdr->state == ARC_L2ONLY;
 		/*
-		 * No write to the block since it was taken (a write clears
-		 * the flag), so the copy is the block's data; a resident
-		 * block taken by the scan must still hold that buffer, a
-		 * handed-off one may have been read in again since.
+		 * Still this entry's claim: no write to the block since it
+		 * was taken (a write clears the flag), so the copy is the
+		 * block's data; a resident block taken by the scan must
+		 * still hold that buffer, a handed-off one may have been
+		 * read in again since.
 		 */
-		bool valid = ok && (hdr->flags & L2ARC_F_L2_WRITING) &&
-			     hdr->l2_slot == w[i].slot &&
+		bool owns = l2arc_owns(&w[i], false);
+		bool valid = ok && owns &&
 			     (gone || (resident &&
 				       (w[i].handoff || hdr->data == w[i].buf)));
 
-		hdr->flags &= ~L2ARC_F_L2_WRITING;
+		if (owns)
+			hdr->flags &= ~L2ARC_F_L2_WRITING;
 		if (valid) {
 			lc->l2_cksum[w[i].slot] = w[i].cksum;
 			arc_hdr_set_l2(&lc->arc, hdr);
@@ -677,7 +752,7 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 				lc->l2_rmap[w[i].slot] = NULL;
 			/* kept L2-only for this copy alone: it goes */
 			if (hdr->state == ARC_L2ONLY &&
-			    !(hdr->flags & ARC_F_L2))
+			    !(hdr->flags & (ARC_F_L2 | L2ARC_F_L2_WRITING)))
 				arc_hdr_clear_l2(&lc->arc, hdr);
 		}
 		arc_hdr_unpin(&lc->arc, hdr);
@@ -708,6 +783,113 @@ static void l2arc_drop_all(struct l2arc_c *lc)
 	}
 	lc->l2_dropped = true;
 	l2arc_bulk_unlock(lc, &h);
+}
+
+/**
+ * l2arc_dwpd_cap() - the wear cap of the device's feed
+ * @lc: the device
+ *
+ * l2arc_dwpd_limit percent of one cache device write per day:
+ * size x limit / 100 / 86400 (a 1 TB device at 100 %: 11.57 MB/s).
+ *
+ * Context: any.
+ * Return: bytes/s, 0 for no cap (l2arc_dwpd_limit 0, or no cache device).
+ */
+u64 l2arc_dwpd_cap(struct l2arc_c *lc)
+{
+	u64 size = lc->l2_nr_slots * l2arc_block_bytes(lc);
+
+	return mul_u64_u64_div_u64(size, l2arc_dev_param(&lc->tun,
+							 L2ARC_P_DWPD_LIMIT),
+				   100 * 86400);
+}
+
+/**
+ * l2arc_wear_24h() - bytes written to the cache device in the last 24 hours
+ * @lc: the device
+ *
+ * The sum of the hourly buckets of this hour and the 23 before it.
+ *
+ * Context: arc.lock held.
+ * Return: bytes.
+ */
+u64 l2arc_wear_24h(struct l2arc_c *lc)
+{
+	u64 hour = div_u64(ktime_get_seconds(), 3600), sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < L2ARC_WEAR_HOURS; i++)
+		if (lc->wear_hour[i] + L2ARC_WEAR_HOURS > hour)
+			sum += lc->wear_bytes[i];
+	return sum;
+}
+
+/**
+ * l2arc_write_rate() - the feed's write rate now
+ * @lc: the device
+ *
+ * Bytes written in this second and the L2ARC_RATE_SECS - 1 before it,
+ * divided by L2ARC_RATE_SECS.
+ *
+ * Context: arc.lock held.
+ * Return: bytes/s.
+ */
+u64 l2arc_write_rate(struct l2arc_c *lc)
+{
+	u64 sec = ktime_get_seconds(), sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < L2ARC_RATE_SECS; i++)
+		if (lc->rate_sec[i] + L2ARC_RATE_SECS > sec)
+			sum += lc->rate_bytes[i];
+	return div_u64(sum, L2ARC_RATE_SECS);
+}
+
+/*
+ * Account @wrote bytes of a feed in the per-second and hourly buckets;
+ * arc.lock held (with l2_write_bytes, so that l2_write_bytes_24h agrees
+ * with it in one reading).
+ */
+static void l2arc_wear_add(struct l2arc_c *lc, u64 wrote)
+{
+	u64 sec = ktime_get_seconds(), hour = div_u64(sec, 3600);
+	unsigned int i = hour % L2ARC_WEAR_HOURS, j = sec % L2ARC_RATE_SECS;
+
+	if (lc->wear_hour[i] != hour) {
+		lc->wear_hour[i] = hour;
+		lc->wear_bytes[i] = 0;
+	}
+	lc->wear_bytes[i] += wrote;
+	if (lc->rate_sec[j] != sec) {
+		lc->rate_sec[j] = sec;
+		lc->rate_bytes[j] = 0;
+	}
+	lc->rate_bytes[j] += wrote;
+}
+
+/*
+ * The wear cap on this feed's budget: none while the cache device has not
+ * been full yet (its first fill, as OpenZFS), else the bytes the cap has
+ * let accrue since the last feed (a token bucket that holds at most one
+ * l2arc_feed_secs of the cap, and at least one block).  Under feed_mutex.
+ * Return: the most this feed may write, bytes (U64_MAX: no cap).
+ */
+static u64 l2arc_dwpd_budget(struct l2arc_c *lc)
+{
+	u64 cap = l2arc_dwpd_cap(lc), most;
+	unsigned long now = jiffies;
+	unsigned int ms = jiffies_to_msecs(now - lc->dwpd_at);
+
+	lc->dwpd_at = now;
+	if (!cap || !READ_ONCE(lc->l2_laps)) {
+		lc->dwpd_tokens = 0;
+		return U64_MAX;
+	}
+	most = max_t(u64, cap * l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS),
+		     l2arc_block_bytes(lc));
+	lc->dwpd_tokens = min(most, lc->dwpd_tokens +
+			      mul_u64_u64_div_u64(cap, ms, 1000));
+	return lc->dwpd_tokens;
 }
 
 /**
@@ -754,7 +936,10 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 	 * hand-off queue, taken first, may use the whole budget.
 	 */
 	*budget = min_t(u64, *budget, (lc->l2_nr_slots / 4) * bytes);
-	n_max = max_t(u64, 1, div_u64(*budget, bytes));
+	*budget = min(*budget, l2arc_dwpd_budget(lc));
+	if (*budget < bytes)	/* the wear cap: not one block yet */
+		goto out;
+	n_max = div_u64(*budget, bytes);
 	*budget = min_t(u64, *budget, arc_c(&lc->arc) * bytes);
 	scan_max = max_t(u64, 1, div_u64(*budget, bytes));
 	headroom = l2arc_dev_param(&lc->tun, L2ARC_P_HEADROOM);
@@ -801,7 +986,10 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 		lc->stats[L2ARC_STAT_L2_WRITES_ERROR] += sent;
 		l2arc_l2_error(lc);
 	}
+	/* a failed batch wore the device too */
+	l2arc_wear_add(lc, (u64)n * bytes);
 	spin_unlock_bh(&lc->arc.lock);
+	lc->dwpd_tokens -= min(lc->dwpd_tokens, (u64)n * bytes);
 out:
 	kvfree(w);
 	mutex_unlock(&lc->feed_mutex);
@@ -836,6 +1024,7 @@ void l2arc_feed_start(struct l2arc_c *lc)
 	WRITE_ONCE(lc->feed_active, true);
 	lc->feed_kicked = false;
 	spin_unlock_bh(&lc->arc.lock);
+	lc->dwpd_at = jiffies;
 	queue_delayed_work(lc->feed_wq, &lc->feed_work,
 			   l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ);
 }

@@ -56,6 +56,7 @@ static struct l2arc_param l2arc_params[L2ARC_P_NR] = {
 	P(L2ARC_P_FEED_MIN_MS, "l2arc_feed_min_ms", 200, 10, 3600000),
 	P(L2ARC_P_FEED_AGAIN, "l2arc_feed_again", 1, 0, 1),
 	P(L2ARC_P_MAX_ERRORS, "l2arc_max_errors", 16, 1, 1000000),
+	P(L2ARC_P_DWPD_LIMIT, "l2arc_dwpd_limit", 100, 0, 100000),
 	P(L2ARC_P_META_PERCENT, "l2arc_meta_percent", 10, 1, 90),
 	P(L2ARC_P_ARC_SYS_FREE, "arc_sys_free", 0, 0, 0),
 	P(L2ARC_P_HANDOFF_MAX, "l2arc_handoff_max", 64ULL << 20, 0, 4ULL << 30),
@@ -163,6 +164,10 @@ module_param_cb(l2arc_max_errors, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_MAX_ERRORS], 0644);
 MODULE_PARM_DESC(l2arc_max_errors,
 		 "Cache device errors after which a device drops its cache device (default 16, range 1 to 1000000)");
+module_param_cb(l2arc_dwpd_limit, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_DWPD_LIMIT], 0644);
+MODULE_PARM_DESC(l2arc_dwpd_limit,
+		 "Wear cap of a full cache device, percent of one drive write per day; 0 = no cap (default 100, range 0 to 100000)");
 module_param_cb(l2arc_meta_percent, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_META_PERCENT], 0644);
 MODULE_PARM_DESC(l2arc_meta_percent,

@@ -62,7 +62,7 @@ enum l2arc_row {
 	R_FILL_RUN_BLOCKS, R_L2_READ_RUNS, R_L2_READ_RUN_BLOCKS,
 	R_RUNS_DEFERRED, R_PREFETCH_EVICTED_UNUSED, R_FILL_RUN_BRIDGED,
 	R_HASH_TABLE_SIZE, R_L2_HANDOFFS, R_L2_EVICT_MISSED, R_L2_HANDOFF_SIZE,
-	R_L2_ONLY_WRITING,
+	R_L2_ONLY_WRITING, R_L2_WRITE_RATE, R_L2_DWPD_CAP, R_L2_WRITE_BYTES_24H,
 	R_NR,
 };
 
@@ -152,6 +152,9 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_L2_EVICT_MISSED] = "l2_evict_missed",
 	[R_L2_HANDOFF_SIZE] = "l2_handoff_size",
 	[R_L2_ONLY_WRITING] = "l2_only_writing",
+	[R_L2_WRITE_RATE] = "l2_write_rate",
+	[R_L2_DWPD_CAP] = "l2_dwpd_cap",
+	[R_L2_WRITE_BYTES_24H] = "l2_write_bytes_24h",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -254,6 +257,8 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	memcpy(l2_class, lc->l2_class_blocks, sizeof(l2_class));
 	vals[R_L2_LAPS] = lc->l2_laps;
 	vals[R_L2_HANDOFF_SIZE] = lc->handoff_nr << shift;
+	vals[R_L2_WRITE_RATE] = l2arc_write_rate(lc);
+	vals[R_L2_WRITE_BYTES_24H] = l2arc_wear_24h(lc);
 	vals[R_LOCK_HOLD_MAX_US] =
 		div_u64(lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS], NSEC_PER_USEC);
 	spin_unlock_bh(&arc->lock);
@@ -278,6 +283,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_RUNS_DEFERRED] = atomic64_read(&lc->runs_deferred);
 	vals[R_L2_NDEV] = lc->cache && !READ_ONCE(lc->l2_failed);
 	vals[R_L2_DEGRADED] = READ_ONCE(lc->l2_failed);
+	vals[R_L2_DWPD_CAP] = l2arc_dwpd_cap(lc);
 	vals[R_L2_SIZE] = l2_blocks << shift;
 	vals[R_L2_ASIZE] = l2_blocks << shift;
 	vals[R_L2_ONLY_BLOCKS] = l2only;

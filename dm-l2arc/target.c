@@ -80,7 +80,8 @@ static unsigned long l2arc_shrink_count(struct shrinker *s,
 	u64 resident = arc_list_size(&lc->arc, ARC_T1) +
 		       arc_list_size(&lc->arc, ARC_T2);
 
-	unsigned long n = l2arc_pool_pages(&lc->pool);
+	unsigned long n = l2arc_pool_pages(&lc->pool) +
+			  READ_ONCE(lc->handoff_nr) * lc->block_pages;
 
 	if (resident > lc->c_min)
 		return n + (resident - lc->c_min) * lc->block_pages;
@@ -124,7 +125,8 @@ static u64 l2arc_resident(struct l2arc_c *lc)
 }
 
 /*
- * Give memory back: first the pool's free pages; then c shrinks by the
+ * Give memory back: first the pool's free pages, then the hand-off
+ * queue's blocks (unwritten, counted in l2_evict_missed); then c shrinks by the
  * blocks still asked for, never below c_min (L2-only headers go only after
  * that, and only when memory is short), and the directory trims its
  * lists to the paper's invariants for the new c, at most L2ARC_LOCK_BATCH
@@ -142,6 +144,12 @@ static unsigned long l2arc_shrink_scan(struct shrinker *s,
 	freed = l2arc_pool_shrink(&lc->pool, sc->nr_to_scan);
 	if (freed >= sc->nr_to_scan)
 		return freed;
+	/* evicted blocks waiting for the feed go before resident ones */
+	if (l2arc_handoff_shrink(lc, sc->nr_to_scan - freed)) {
+		freed += l2arc_pool_shrink(&lc->pool, ULONG_MAX);
+		if (freed >= sc->nr_to_scan)
+			return freed;
+	}
 	want = max_t(u64, 1, (sc->nr_to_scan - freed) / lc->block_pages);
 	l2arc_bulk_lock(lc, &h);
 	c = min(arc_c(&lc->arc), l2arc_resident(lc));

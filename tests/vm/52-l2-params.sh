@@ -39,7 +39,7 @@ declare -A def=(
 	[l2arc_write_max]=33554432 [l2arc_write_boost]=33554432 [l2arc_noprefetch]=1
 	[l2arc_headroom]=8 [l2arc_feed_secs]=1 [l2arc_feed_min_ms]=200
 	[l2arc_feed_again]=1 [l2arc_meta_percent]=10 [l2arc_max_errors]=16
-	[l2arc_handoff_max]=67108864
+	[l2arc_handoff_max]=67108864 [l2arc_dwpd_limit]=0
 )
 for p in "${!def[@]}"; do
 	[[ -f $P/$p ]] || die "no parameter $p"
@@ -51,6 +51,10 @@ parm=$(modinfo -F parm "$L2ARC_KO")
 for p in "${!def[@]}"; do
 	grep -q "^$p:.*default" <<<"$parm" || die "$p: no MODULE_PARM_DESC with its default"
 done
+# load_module loads the module with l2arc_dwpd_limit=0 (def above); its
+# own default is 100
+grep -q "^l2arc_dwpd_limit:.*(default 100," <<<"$parm" || die "l2arc_dwpd_limit: default is not 100"
+
 
 refuse() {	# refuse PARAM VALUE
 	local f=$P/$1 old
@@ -68,13 +72,13 @@ declare -A lo=(
 	[l2arc_write_max]=4096 [l2arc_write_boost]=0 [l2arc_noprefetch]=0
 	[l2arc_headroom]=0 [l2arc_feed_secs]=1 [l2arc_feed_min_ms]=10
 	[l2arc_feed_again]=0 [l2arc_meta_percent]=1 [l2arc_max_errors]=1
-	[l2arc_handoff_max]=0
+	[l2arc_handoff_max]=0 [l2arc_dwpd_limit]=0
 )
 declare -A hi=(
 	[l2arc_write_max]=4294967296 [l2arc_write_boost]=4294967296 [l2arc_noprefetch]=1
 	[l2arc_headroom]=1024 [l2arc_feed_secs]=3600 [l2arc_feed_min_ms]=3600000
 	[l2arc_feed_again]=1 [l2arc_meta_percent]=90 [l2arc_max_errors]=1000000
-	[l2arc_handoff_max]=4294967296
+	[l2arc_handoff_max]=4294967296 [l2arc_dwpd_limit]=100000
 )
 for v in 18446744073709551615 ' 1' 0x10 +5 1e3 '4096 5'; do
 	refuse l2arc_write_max "$v"

@@ -22,6 +22,11 @@
 #      the cache device holds exactly the blocks that were not missed
 #      (l2_size = (16384 - l2_evict_missed) * 4096); pass 2 reads at the
 #      origin at least the missed blocks, and verify agrees.
+#  (c) The shrinker takes the queue first: l2arc_handoff_max 512 MiB (no
+#      early feed) and l2arc_feed_secs 3600, the set read once (12288
+#      blocks handed off, all still queued), then drop_caches 3: the queue
+#      is empty (l2_handoff_size 0, l2_only_writing 0) and every queued
+#      block is counted in l2_evict_missed (12288); nothing reached L2.
 # Every pass's data is checked against the origin (md5).
 # Devices: origin = brd /dev/ram0 (64 MiB); cache device = brd /dev/ram1
 # (128 MiB), through dm-delay in (b).
@@ -110,5 +115,17 @@ assert_eq "(b) verify" "l2 $((blocks - missed))" \
 read_pass "(b) pass 2"
 ((pass_ob >= missed * 4096)) ||
 	die "(b) pass 2 read $pass_ob bytes at the origin, less than the $missed missed blocks"
+dm_remove l2h
+
+# ---- (c) drop_caches empties the queue
+echo $((512 << 20)) >$P/l2arc_handoff_max
+mkdev /dev/ram1 prefetch_disable 1 l2arc_feed_secs 3600
+read_pass "(c) pass 1"
+assert_eq "(c) l2_handoffs" 12288 "$(st l2_handoffs)"
+assert_eq "(c) l2_handoff_size" $((12288 * 4096)) "$(st l2_handoff_size)"
+assert_eq "(c) l2_only_writing (T1's LRU deleted, kept for the queue)" 12288 "$(st l2_only_writing)"
+echo 3 >/proc/sys/vm/drop_caches
+expect_rows "$proc" l2_handoff_size=0 l2_only_writing=0 l2_evict_missed=12288 l2_size=0
+dmsetup message l2h 0 verify >/dev/null
 dm_remove l2h
 echo "handoff ok: (b) $missed blocks missed"
