@@ -266,9 +266,7 @@ static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data,
 				  l2arc_dev_param(&lc->tun,
 						  L2ARC_P_NOPREFETCH))) {
 		lc->stats[L2ARC_STAT_EVICT_L2_ELIGIBLE] += bytes;
-		if (why == ARC_EVICT_ROOM &&
-		    !(hdr->flags & L2ARC_F_L2_WRITING) &&
-		    l2arc_handoff(lc, hdr, data))
+		if (why == ARC_EVICT_ROOM && l2arc_handoff(lc, hdr, data))
 			return;
 	} else {
 		lc->stats[L2ARC_STAT_EVICT_L2_INELIGIBLE] += bytes;

@@ -295,13 +295,14 @@ static void l2arc_take(struct l2arc_c *lc, struct l2arc_wentry *w,
  * @buf: its data, with the ARC's reference
  *
  * Called by arc_ops.evict_data for a block the feed could write (not on
- * the cache device, not being written there, not a prefetch block while
- * l2arc_noprefetch is 1).  While the feed runs and the device's hand-off
- * queue holds less than l2arc_handoff_max bytes, the buffer (and the
- * ARC's reference) goes to the queue's tail and @hdr is pinned and marked
- * %L2ARC_F_L2_WRITING, so that the directory keeps it (as a ghost or an
- * L2-only header) until the feed has written the block; the ARC's lists
- * change exactly as they would have.  When the queue is full the block is
+ * the cache device, not a prefetch block while l2arc_noprefetch is 1); a
+ * block being written there already is left to that write.  While the
+ * feed runs and the device's hand-off queue holds less than
+ * l2arc_handoff_max bytes, the buffer (and the ARC's reference) goes to
+ * the queue's tail and @hdr is pinned and marked %L2ARC_F_L2_WRITING, so
+ * that the directory keeps it (as a ghost or an L2-only header) until
+ * the feed has written the block; the ARC's lists change exactly as they
+ * would have.  When the queue is full the block is
  * freed as before and counted in l2_evict_missed.  A hand-off that takes
  * the queue to half its bound or more wakes the feed at once.
  *
@@ -313,7 +314,8 @@ bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 {
 	u64 bytes = l2arc_block_bytes(lc), max;
 
-	if (!lc->feed_active || READ_ONCE(lc->l2_failed))
+	if (!lc->feed_active || READ_ONCE(lc->l2_failed) ||
+	    (hdr->flags & L2ARC_F_L2_WRITING))
 		return false;
 	max = l2arc_param(L2ARC_P_HANDOFF_MAX);
 	/* an older hand-off of the block, made stale by a write, still queued */
@@ -377,18 +379,53 @@ static bool l2arc_owns(struct l2arc_wentry *w, bool assigning)
 }
 
 /*
- * A queued block will not be written: unmark and unpin its header (an
- * L2-only one that has no copy then leaves) and free the buffer; locked.
+ * An L2-only header kept only for a copy that will not come (no copy, no
+ * write of one under way) leaves the directory; locked.
+ */
+static void l2arc_drop_uncopied(struct l2arc_c *lc, struct arc_hdr *hdr)
+{
+	if (hdr->state == ARC_L2ONLY &&
+	    !(hdr->flags & (ARC_F_L2 | L2ARC_F_L2_WRITING)))
+		arc_hdr_clear_l2(&lc->arc, hdr);
+}
+
+/*
+ * A queued block will not be written: unmark and unpin its header and
+ * free the buffer; locked.
  */
 static void l2arc_handoff_forget(struct l2arc_c *lc, struct l2arc_buf *buf)
 {
 	struct arc_hdr *hdr = buf->handoff_hdr;
 
 	hdr->flags &= ~L2ARC_F_L2_WRITING;
-	if (hdr->state == ARC_L2ONLY && !(hdr->flags & ARC_F_L2))
-		arc_hdr_clear_l2(&lc->arc, hdr);
+	l2arc_drop_uncopied(lc, hdr);
 	arc_hdr_unpin(&lc->arc, hdr);
 	l2arc_buf_put(lc, buf);
+}
+
+/*
+ * Free up to @max of the oldest queued blocks unwritten, counting them in
+ * l2_evict_missed if @missed.  Takes arc.lock itself.  Returns the blocks.
+ */
+static unsigned long l2arc_handoff_free(struct l2arc_c *lc,
+					unsigned long max, bool missed)
+{
+	unsigned long n = 0;
+	struct l2arc_hold h;
+	struct l2arc_buf *buf;
+
+	if (!READ_ONCE(lc->handoff_head))
+		return 0;
+	l2arc_bulk_lock(lc, &h);
+	while (n < max && (buf = l2arc_handoff_pop(lc))) {
+		l2arc_handoff_forget(lc, buf);
+		if (missed)
+			lc->stats[L2ARC_STAT_L2_EVICT_MISSED]++;
+		n++;
+		l2arc_bulk_yield(lc, &h);
+	}
+	l2arc_bulk_unlock(lc, &h);
+	return n;
 }
 
 /**
@@ -401,15 +438,7 @@ static void l2arc_handoff_forget(struct l2arc_c *lc, struct l2arc_buf *buf)
  */
 void l2arc_handoff_drop(struct l2arc_c *lc)
 {
-	struct l2arc_hold h;
-	struct l2arc_buf *buf;
-
-	l2arc_bulk_lock(lc, &h);
-	while ((buf = l2arc_handoff_pop(lc))) {
-		l2arc_handoff_forget(lc, buf);
-		l2arc_bulk_yield(lc, &h);
-	}
-	l2arc_bulk_unlock(lc, &h);
+	l2arc_handoff_free(lc, ULONG_MAX, false);
 }
 
 /**
@@ -426,22 +455,8 @@ void l2arc_handoff_drop(struct l2arc_c *lc)
  */
 unsigned long l2arc_handoff_shrink(struct l2arc_c *lc, unsigned long nr_pages)
 {
-	unsigned long n = 0;
-	struct l2arc_hold h;
-	struct l2arc_buf *buf;
-
-	if (!READ_ONCE(lc->handoff_head))
-		return 0;
-	l2arc_bulk_lock(lc, &h);
-	while (n * lc->block_pages < nr_pages &&
-	       (buf = l2arc_handoff_pop(lc))) {
-		l2arc_handoff_forget(lc, buf);
-		lc->stats[L2ARC_STAT_L2_EVICT_MISSED]++;
-		n++;
-		l2arc_bulk_yield(lc, &h);
-	}
-	l2arc_bulk_unlock(lc, &h);
-	return n;
+	return l2arc_handoff_free(lc, DIV_ROUND_UP(nr_pages, lc->block_pages),
+				  true);
 }
 
 /*
@@ -750,10 +765,7 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 		} else {
 			if (lc->l2_rmap[w[i].slot] == hdr)
 				lc->l2_rmap[w[i].slot] = NULL;
-			/* kept L2-only for this copy alone: it goes */
-			if (hdr->state == ARC_L2ONLY &&
-			    !(hdr->flags & (ARC_F_L2 | L2ARC_F_L2_WRITING)))
-				arc_hdr_clear_l2(&lc->arc, hdr);
+			l2arc_drop_uncopied(lc, hdr);
 		}
 		arc_hdr_unpin(&lc->arc, hdr);
 		l2arc_bulk_yield(lc, &h);
@@ -804,6 +816,36 @@ u64 l2arc_dwpd_cap(struct l2arc_c *lc)
 				   100 * 86400);
 }
 
+/*
+ * Time buckets: @bytes[i] counts period @period[i] (seconds or hours),
+ * bucket i taking the periods that are i modulo @n.  Add @v to period
+ * @now's bucket (restarting it if it held an older period).
+ */
+static void l2arc_buckets_add(u64 *bytes, u64 *period, unsigned int n,
+			      u64 now, u64 v)
+{
+	unsigned int i = now % n;
+
+	if (period[i] != now) {
+		period[i] = now;
+		bytes[i] = 0;
+	}
+	bytes[i] += v;
+}
+
+/* The sum of the buckets of period @now and the @n - 1 before it. */
+static u64 l2arc_buckets_sum(const u64 *bytes, const u64 *period,
+			     unsigned int n, u64 now)
+{
+	u64 sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (period[i] + n > now)
+			sum += bytes[i];
+	return sum;
+}
+
 /**
  * l2arc_wear_24h() - bytes written to the cache device in the last 24 hours
  * @lc: the device
@@ -815,13 +857,9 @@ u64 l2arc_dwpd_cap(struct l2arc_c *lc)
  */
 u64 l2arc_wear_24h(struct l2arc_c *lc)
 {
-	u64 hour = div_u64(ktime_get_seconds(), 3600), sum = 0;
-	unsigned int i;
-
-	for (i = 0; i < L2ARC_WEAR_HOURS; i++)
-		if (lc->wear_hour[i] + L2ARC_WEAR_HOURS > hour)
-			sum += lc->wear_bytes[i];
-	return sum;
+	return l2arc_buckets_sum(lc->wear_bytes, lc->wear_hour,
+				 L2ARC_WEAR_HOURS,
+				 div_u64(ktime_get_seconds(), 3600));
 }
 
 /**
@@ -836,13 +874,9 @@ u64 l2arc_wear_24h(struct l2arc_c *lc)
  */
 u64 l2arc_write_rate(struct l2arc_c *lc)
 {
-	u64 sec = ktime_get_seconds(), sum = 0;
-	unsigned int i;
-
-	for (i = 0; i < L2ARC_RATE_SECS; i++)
-		if (lc->rate_sec[i] + L2ARC_RATE_SECS > sec)
-			sum += lc->rate_bytes[i];
-	return div_u64(sum, L2ARC_RATE_SECS);
+	return div_u64(l2arc_buckets_sum(lc->rate_bytes, lc->rate_sec,
+					 L2ARC_RATE_SECS, ktime_get_seconds()),
+		       L2ARC_RATE_SECS);
 }
 
 /*
@@ -852,19 +886,12 @@ u64 l2arc_write_rate(struct l2arc_c *lc)
  */
 static void l2arc_wear_add(struct l2arc_c *lc, u64 wrote)
 {
-	u64 sec = ktime_get_seconds(), hour = div_u64(sec, 3600);
-	unsigned int i = hour % L2ARC_WEAR_HOURS, j = sec % L2ARC_RATE_SECS;
+	u64 sec = ktime_get_seconds();
 
-	if (lc->wear_hour[i] != hour) {
-		lc->wear_hour[i] = hour;
-		lc->wear_bytes[i] = 0;
-	}
-	lc->wear_bytes[i] += wrote;
-	if (lc->rate_sec[j] != sec) {
-		lc->rate_sec[j] = sec;
-		lc->rate_bytes[j] = 0;
-	}
-	lc->rate_bytes[j] += wrote;
+	l2arc_buckets_add(lc->wear_bytes, lc->wear_hour, L2ARC_WEAR_HOURS,
+			  div_u64(sec, 3600), wrote);
+	l2arc_buckets_add(lc->rate_bytes, lc->rate_sec, L2ARC_RATE_SECS, sec,
+			  wrote);
 }
 
 /*
