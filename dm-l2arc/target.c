@@ -427,7 +427,7 @@ static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 {
 	unsigned int shift = lc->block_shift + SECTOR_SHIFT, sz = *szp;
 	u64 v[L2ARC_STAT_NR];
-	u64 t1, t2, b1, b2, p, c, l2_blocks;
+	u64 t1, t2, b1, b2, p, c, l2_blocks, rate, day;
 	int id;
 
 	spin_lock_bh(&lc->arc.lock);
@@ -439,6 +439,8 @@ static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 	p = arc_p_blocks(&lc->arc);
 	c = arc_c(&lc->arc);
 	l2_blocks = lc->l2_blocks;
+	rate = l2arc_write_rate(lc);
+	day = l2arc_wear_24h(lc);
 	spin_unlock_bh(&lc->arc.lock);
 
 	DMEMIT("%u %llu/%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
@@ -450,6 +452,8 @@ static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 	       v[L2ARC_STAT_L2_MISSES], v[L2ARC_STAT_L2_WRITE_BYTES],
 	       v[L2ARC_STAT_L2_CKSUM_BAD], v[L2ARC_STAT_L2_IO_ERROR],
 	       v[L2ARC_STAT_L2_WRITES_ERROR]);
+	DMEMIT(" %llu %llu %llu %llu %llu", rate, l2arc_dwpd_cap(lc), day,
+	       v[L2ARC_STAT_L2_HANDOFFS], v[L2ARC_STAT_L2_EVICT_MISSED]);
 	DMEMIT(" %u arc_max %llu arc_min %llu prefetch_disable %u zfetch_max_distance %llu",
 	       2 * (4 + L2ARC_NR_DEV_PARAMS), lc->c_max << shift,
 	       lc->c_min << shift,

@@ -13,7 +13,8 @@
 #    NO ghost hit; with one block in T2 first (100, 100), B1 keeps a ghost
 #    (block 16 after 0..31), and re-reading 16 is a mru_ghost_hit
 #    (tests/tools/arc_ref.py --sequence 100,100,0,...,31,16 16 --p-mode=fixed);
-#  - dmsetup status agrees with /proc; clear_stats zeroes the counters;
+#  - dmsetup status agrees with /proc, its tunables at word 28 (after the
+#    L2 and feed words, all 0 here); clear_stats zeroes the counters;
 #  - /proc format (kstat), the summed file over two devices, writes fail;
 #  - reload / rename / remove+create keep exactly one entry per device;
 #  - cat of the /proc files in a loop during 20 create/remove cycles.
@@ -115,6 +116,8 @@ for d in ca cg; do
 		[[ ${f[i + 1]} == arc_max ]] && break
 	done
 	((i < ${#f[@]} - 1)) || die "$d status: no tunables: ${f[*]}"
+	assert_eq "$d status: #tunables after the L2 and feed words" 27 "$i"
+	assert_eq "$d status feed words (no cache device)" "0 0 0 0 0" "${f[*]:22:5}"
 	assert_eq "$d status #tunables" $((${#f[@]} - 2 - i)) "${f[i]}"
 	assert_eq "$d status health" ok "${f[-1]}"
 	assert_eq "$d status ARC tunables" "arc_max $(st $d c_max) arc_min $(st $d c_min) prefetch_disable 1 zfetch_max_distance $(cat /sys/module/dm_l2arc/parameters/zfetch_max_distance)" "${f[*]:i+1:8}"

@@ -27,6 +27,8 @@
 #      blocks handed off, all still queued), then drop_caches 3: the queue
 #      is empty (l2_handoff_size 0, l2_only_writing 0) and every queued
 #      block is counted in l2_evict_missed (12288); nothing reached L2.
+# In (a), (b) and (c) the status line's l2_handoffs and l2_evict_missed
+# equal the arcstats rows.
 # Every pass's data is checked against the origin (md5).
 # Devices: origin = brd /dev/ram0 (64 MiB); cache device = brd /dev/ram1
 # (128 MiB), through dm-delay in (b).
@@ -83,6 +85,8 @@ drain
 assert_eq "(a) l2_evict_missed" 0 "$(st l2_evict_missed)"
 (($(st l2_handoffs) > 0)) || die "(a) no block was handed off"
 assert_eq "(a) l2_size: the whole set" "$ws" "$(st l2_size)"
+read -r _ _ _ sh sm <<<"$(status_feed l2h)"
+assert_eq "(a) status l2_handoffs l2_evict_missed" "$(st l2_handoffs) 0" "$sh $sm"
 read_pass "(a) pass 2"
 assert_eq "(a) pass 2 origin bytes" 0 "$pass_ob"
 assert_eq "(a) verify" "l2 $blocks" \
@@ -110,6 +114,8 @@ missed=$(st l2_evict_missed)
 ((missed > 0)) || die "(b) l2_evict_missed is 0: the queue never filled"
 assert_eq "(b) l2_size: every block but the missed ones" \
 	$(((blocks - missed) * 4096)) "$(st l2_size)"
+read -r _ _ _ sh sm <<<"$(status_feed l2h)"
+assert_eq "(b) status l2_handoffs l2_evict_missed" "$(st l2_handoffs) $missed" "$sh $sm"
 assert_eq "(b) verify" "l2 $((blocks - missed))" \
 	"$(dmsetup message l2h 0 verify | grep -o 'l2 [0-9]*$')"
 read_pass "(b) pass 2"
@@ -126,6 +132,8 @@ assert_eq "(c) l2_handoff_size" $((12288 * 4096)) "$(st l2_handoff_size)"
 assert_eq "(c) l2_only_writing (T1's LRU deleted, kept for the queue)" 12288 "$(st l2_only_writing)"
 echo 3 >/proc/sys/vm/drop_caches
 expect_rows "$proc" l2_handoff_size=0 l2_only_writing=0 l2_evict_missed=12288 l2_size=0
+assert_eq "(c) status l2_handoffs l2_evict_missed" "12288 12288" \
+	"$(status_feed l2h | awk '{ print $4, $5 }')"
 dmsetup message l2h 0 verify >/dev/null
 dm_remove l2h
 echo "handoff ok: (b) $missed blocks missed"

@@ -19,7 +19,8 @@
 #      feeds would write without the cap (4 MiB each);
 #      l2_write_rate (the last 10 s) is above 0 and at most twice the cap.
 #  (c) l2_write_bytes_24h = l2_write_bytes (one reading; all in the last
-#      24 hours).
+#      24 hours), and the status line shows the same l2_dwpd_cap and
+#      l2_write_bytes_24h.
 #  (d) l2arc_dwpd_limit 0 by message: the next feed writes 4 MiB again;
 #      an out-of-range value is refused and changes nothing.
 # l2arc_handoff_max is 512 MiB here, so that the queue (about 110 MiB at
@@ -94,6 +95,9 @@ rate=$(st l2_write_rate)
 # ---- (c) the 24-hour sum, in one reading
 read -r a b < <(awk 'NR > 2 && $1 == "l2_write_bytes" { w = $3 } NR > 2 && $1 == "l2_write_bytes_24h" { d = $3 } END { print w, d }' "$proc")
 assert_eq "(c) l2_write_bytes_24h = l2_write_bytes" "$a" "$b"
+# no feed runs but by message: the status line gives the same figures
+read -r _ scap sday _ _ <<<"$(status_feed l2d)"
+assert_eq "(c) status l2_dwpd_cap l2_write_bytes_24h" "$cap $a" "$scap $sday"
 
 # ---- (d) the cap off for this device; bad values refused
 for v in 100001 -1 12abc; do
@@ -104,6 +108,7 @@ for v in 100001 -1 12abc; do
 done
 dmsetup message l2d 0 l2arc_dwpd_limit 0
 assert_eq "(d) l2_dwpd_cap, limit 0" 0 "$(st l2_dwpd_cap)"
+assert_eq "(d) status l2_dwpd_cap, limit 0" 0 "$(status_feed l2d | awk '{ print $2 }')"
 rd; rd
 w0=$(st l2_write_bytes)
 feed

@@ -91,6 +91,13 @@ arcstats_row() {
 	echo "$v"
 }
 
+# status_feed DEV: the feed's words of the INFO status line,
+# "<l2_write_rate> <l2_dwpd_cap> <l2_write_bytes_24h> <l2_handoffs>
+# <l2_evict_missed>" (fields 23 to 27; Documentation, "Status")
+status_feed() {
+	dmsetup status "$1" | awk '$3 == "l2arc" { print $23, $24, $25, $26, $27 }'
+}
+
 # expect_rows FILE ROW=VAL...: each ROW of the arcstats FILE equals VAL
 expect_rows() {
 	local file=$1 kv
