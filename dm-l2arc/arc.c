@@ -556,6 +556,44 @@ int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
 }
 
 /**
+ * arc_insert_l2only() - add a block known only to be on the cache device.
+ * @arc: the directory.
+ * @hdr: a spare header from arc_hdr_alloc() (state %ARC_NONE).
+ * @oblock: the block.
+ *
+ * For the L2ARC's rebuild at table load: @hdr becomes an L2-only header
+ * with %ARC_F_L2, at the MRU end of the L2-only list, outside the paper's
+ * lists (T1, T2, B1, B2 and p, c are unchanged).  The target then sets its
+ * slot and flags.
+ *
+ * Context: @arc->lock held, BHs or preemption disabled, IRQs enabled (see
+ * arc.h).  Does not sleep.
+ * Return: 0; -EEXIST if @oblock is in the directory already, or another
+ * error of rhashtable_lookup_insert_fast(); on error @hdr is still the
+ * caller's, in state %ARC_NONE.
+ */
+int arc_insert_l2only(struct arc *arc, struct arc_hdr *hdr, oblock_t oblock)
+{
+	int r;
+
+	lockdep_assert_held(&arc->lock);
+	if (WARN_ON(hdr->state != ARC_NONE))
+		return -EINVAL;
+	hdr->oblock = oblock;
+	hdr->data = NULL;
+	hdr->flags = ARC_F_L2;
+	hdr->pins = 0;
+	r = rhashtable_lookup_insert_fast(&arc->table, &hdr->node,
+					  arc_rht_params);
+	if (r) {
+		hdr->flags = 0;
+		return r;
+	}
+	arc_list_add(arc, hdr, ARC_L2ONLY);
+	return 0;
+}
+
+/**
  * arc_invalidate() - a write made the block's cached copies stale.
  * @arc: the directory.
  * @hdr: the block's header.

@@ -259,6 +259,7 @@ u64 arc_table_bytes(struct arc *arc);
 struct arc_hdr *arc_lookup(struct arc *arc, oblock_t oblock);
 int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
 	       struct arc_hdr **spare, struct arc_hdr **hdrp);
+int arc_insert_l2only(struct arc *arc, struct arc_hdr *hdr, oblock_t oblock);
 void arc_invalidate(struct arc *arc, struct arc_hdr *hdr);
 void arc_set_c(struct arc *arc, u64 c);
 

@@ -784,6 +784,41 @@ static void arc_test_l2_writing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->why[ARC_EVICT_EXIT], 0);
 }
 
+/* The rebuild's insert: L2-only, outside the paper's lists; no duplicate */
+static void arc_test_insert_l2only(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 2);
+	struct arc_hdr *a = arc_hdr_alloc(GFP_KERNEL);
+	struct arc_hdr *b = arc_hdr_alloc(GFP_KERNEL);
+	struct arc_hdr *h;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	spin_lock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, arc_insert_l2only(&ctx->arc, a, to_oblock(7)), 0);
+	KUNIT_EXPECT_EQ(test, arc_insert_l2only(&ctx->arc, b, to_oblock(7)),
+			-EEXIST);
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, b->state, ARC_NONE);
+	KUNIT_EXPECT_EQ(test, b->flags, 0);
+	arc_hdr_free(b);
+	KUNIT_EXPECT_EQ(test, a->state, ARC_L2ONLY);
+	KUNIT_EXPECT_EQ(test, a->flags, ARC_F_L2);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[] T2=[] B1=[] B2=[] L2=[7]");
+	KUNIT_EXPECT_EQ(test, arc_l2only_writing(&ctx->arc), 0);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 1);
+	KUNIT_EXPECT_EQ(test, arc_c(&ctx->arc), 2);
+	KUNIT_EXPECT_EQ(test, arc_p_fixed(&ctx->arc), 0);
+
+	/* an access is a miss into T1 that keeps the L2 copy */
+	KUNIT_EXPECT_EQ(test, arc_test_access_hdr(test, 7, 0, &h), ARC_MISS);
+	KUNIT_EXPECT_PTR_EQ(test, h, a);
+	KUNIT_EXPECT_TRUE(test, a->flags & ARC_F_L2);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[7] T2=[] B1=[] B2=[]");
+}
+
 static void arc_test_l2only(struct kunit *test)
 {
 	struct arc_test_ctx *ctx = arc_test_new(test, 1);
@@ -1100,6 +1135,7 @@ static struct kunit_case arc_test_cases[] = {
 	KUNIT_CASE(arc_test_invalidate),
 	KUNIT_CASE(arc_test_pins),
 	KUNIT_CASE(arc_test_l2only),
+	KUNIT_CASE(arc_test_insert_l2only),
 	KUNIT_CASE(arc_test_l2_writing),
 	KUNIT_CASE(arc_test_data_unambiguous),
 	KUNIT_CASE(arc_test_random),

@@ -17,10 +17,12 @@
 
 #include <linux/bio.h>
 #include <linux/device-mapper.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
 #include <linux/refcount.h>
+#include <linux/sizes.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -103,6 +105,10 @@
  * @L2ARC_P_ARC_SYS_FREE: arc_sys_free, bytes (0: l2arc_sys_free() chooses)
  * @L2ARC_P_HANDOFF_MAX: l2arc_handoff_max, bytes a device's hand-off queue
  *                       may hold (0: no hand-off)
+ * @L2ARC_P_REBUILD_ENABLED: l2arc_rebuild_enabled, 0/1 (the table feature
+ *                           l2arc_rebuild overrides it per device)
+ * @L2ARC_P_REBUILD_MIN_L2SIZE: l2arc_rebuild_blocks_min_l2size, bytes: a
+ *                              smaller cache device holds no metadata
  * @L2ARC_P_NR: number of parameters
  */
 enum l2arc_param_id {
@@ -122,6 +128,8 @@ enum l2arc_param_id {
 	L2ARC_P_META_PERCENT,
 	L2ARC_P_ARC_SYS_FREE,
 	L2ARC_P_HANDOFF_MAX,
+	L2ARC_P_REBUILD_ENABLED,
+	L2ARC_P_REBUILD_MIN_L2SIZE,
 	L2ARC_P_NR,
 };
 
@@ -150,6 +158,9 @@ struct l2arc_tunables {
  * @arc_max_set: the table gave arc_max
  * @prefetch_disable: no stream detection (valid if @prefetch_disable_set)
  * @prefetch_disable_set: the table gave prefetch_disable
+ * @rebuild: rebuild the L2ARC from the cache device at load (valid if
+ *           @rebuild_set)
+ * @rebuild_set: the table gave l2arc_rebuild
  * @tun: per-device tunables the table gave (l2arc_write_max, ...)
  * @features: "<#features> <feature>..." verbatim for status TABLE, or NULL
  *            when the line had no feature words; kmalloc'ed
@@ -162,6 +173,8 @@ struct l2arc_table {
 	bool arc_max_set;
 	bool prefetch_disable;
 	bool prefetch_disable_set;
+	bool rebuild;
+	bool rebuild_set;
 	struct l2arc_tunables tun;
 	char *features;
 };
@@ -225,6 +238,17 @@ enum l2arc_stat {
 	L2ARC_STAT_FILL_RUN_BRIDGED,	/* resident blocks runs read over */
 	L2ARC_STAT_L2_HANDOFFS,		/* evicted blocks handed to the feed */
 	L2ARC_STAT_L2_EVICT_MISSED,	/* eligible, evicted, queue full */
+	L2ARC_STAT_L2_LOG_BLK_WRITES,	/* log blocks written */
+	L2ARC_STAT_L2_REBUILD_SUCCESS,	/* rebuilds that ran to the end */
+	L2ARC_STAT_L2_REBUILD_UNSUPPORTED, /* header of another version */
+	L2ARC_STAT_L2_REBUILD_IO_ERRORS, /* rebuild reads that failed */
+	L2ARC_STAT_L2_REBUILD_DH_ERRORS, /* header: bad checksum, mismatch */
+	L2ARC_STAT_L2_REBUILD_CKSUM_LB_ERRORS, /* log blocks: bad checksum */
+	L2ARC_STAT_L2_REBUILD_LOWMEM,	/* rebuilds stopped: header memory */
+	L2ARC_STAT_L2_REBUILD_BUFS,	/* blocks the rebuild made L2-only */
+	L2ARC_STAT_L2_REBUILD_LOG_BLKS,	/* log blocks read with entries */
+	L2ARC_STAT_L2_REBUILD_UNCLEAN,	/* header in use: not shut cleanly */
+	L2ARC_STAT_L2_REBUILD_TIME_MS,	/* the last rebuild took, ms */
 	L2ARC_STAT_NR,
 };
 
@@ -396,6 +420,19 @@ struct l2arc_pool {
  * @wear_bytes: bytes written to the cache device per hour (by the hour
  *              number in @wear_hour), for l2_write_bytes_24h
  * @wear_hour: the hour (ktime_get_seconds() / 3600) of each bucket
+ * @l2_dev_blocks: the cache device's size, in blocks
+ * @l2_persist: the cache device holds a header and log blocks (persist.c)
+ * @l2_meta_blocks: blocks before slot 0 (the header and the log blocks);
+ *                  slot s is block @l2_meta_blocks + s of the cache device
+ * @l2_log_nr: log blocks, one per %L2ARC_LOG_ENTRIES slots
+ * @l2_log_dirty: log blocks whose copy on the cache device differs from
+ *                the slot map; under @arc.lock
+ * @l2_guid: random id of this format of the cache device
+ * @l2_generation: incremented at every in-use header write
+ * @l2_loaded: the first resume has rebuilt (or started cold)
+ * @l2_io: dm-io client of the metadata reads and writes
+ * @l2_meta_buf: %L2ARC_META_IO_BYTES of vmalloc'ed buffer for them; used
+ *               under @feed_mutex
  *
  * @dwpd_tokens and @dwpd_at are changed by feeds only (@feed_mutex); the
  * buckets under @arc.lock.
@@ -469,7 +506,48 @@ struct l2arc_c {
 	u64 rate_sec[L2ARC_RATE_SECS];
 	u64 wear_bytes[L2ARC_WEAR_HOURS];
 	u64 wear_hour[L2ARC_WEAR_HOURS];
+	u64 l2_dev_blocks;
+	bool l2_persist;
+	u64 l2_meta_blocks;
+	u64 l2_log_nr;
+	unsigned long *l2_log_dirty;
+	u64 l2_guid;
+	u64 l2_generation;
+	bool l2_loaded;
+	struct dm_io_client *l2_io;
+	void *l2_meta_buf;
 };
+
+/* Slots one log block describes (persist.c). */
+#define L2ARC_LOG_ENTRIES	254
+
+/* Largest metadata read or write, bytes. */
+#define L2ARC_META_IO_BYTES	SZ_1M
+
+/**
+ * l2arc_slot_sector() - where a slot's copy is on the cache device
+ * @lc: the device
+ * @slot: the slot, 0..l2_nr_slots - 1
+ *
+ * Return: its first sector (slots follow the header and the log blocks).
+ */
+static inline sector_t l2arc_slot_sector(const struct l2arc_c *lc, u64 slot)
+{
+	return (sector_t)(lc->l2_meta_blocks + slot) << lc->block_shift;
+}
+
+/**
+ * l2arc_log_dirty() - the log block of @slot must be written again
+ * @lc: the device
+ * @slot: a slot whose valid copy appeared or went
+ *
+ * Context: arc.lock held.
+ */
+static inline void l2arc_log_dirty(struct l2arc_c *lc, u64 slot)
+{
+	if (lc->l2_persist && slot < lc->l2_nr_slots)
+		__set_bit(div_u64(slot, L2ARC_LOG_ENTRIES), lc->l2_log_dirty);
+}
 
 struct l2arc_io;
 struct l2arc_run;
@@ -633,10 +711,19 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget);
 u64 l2arc_dwpd_cap(struct l2arc_c *lc);
 u64 l2arc_wear_24h(struct l2arc_c *lc);
 u64 l2arc_write_rate(struct l2arc_c *lc);
+bool l2arc_meta_over(struct l2arc_c *lc);
+unsigned int l2arc_class(struct arc_hdr *hdr);
 void l2arc_feed_start(struct l2arc_c *lc);
 void l2arc_feed_stop(struct l2arc_c *lc);
 int l2arc_l2_init(struct l2arc_c *lc, char **error);
 void l2arc_l2_exit(struct l2arc_c *lc);
+
+/* persist.c */
+int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error);
+void l2arc_persist_exit(struct l2arc_c *lc);
+void l2arc_persist_resume(struct l2arc_c *lc);
+void l2arc_persist_suspend(struct l2arc_c *lc);
+int l2arc_log_write_dirty(struct l2arc_c *lc);
 
 /* stats.c */
 int l2arc_stats_init(void);

@@ -581,8 +581,7 @@ static void l2arc_run_submit(struct l2arc_c *lc, struct l2arc_run *run)
 	bio = bio_alloc_bioset(bdev, run->nr * lc->block_pages, REQ_OP_READ,
 			       GFP_NOIO, &lc->bs);
 	if (run->from_l2)
-		bio->bi_iter.bi_sector = (sector_t)run->l2_slot <<
-					 lc->block_shift;
+		bio->bi_iter.bi_sector = l2arc_slot_sector(lc, run->l2_slot);
 	else
 		bio->bi_iter.bi_sector = run->oblock << lc->block_shift;
 	for (i = 0; i < run->nr; i++)

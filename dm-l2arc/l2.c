@@ -135,8 +135,14 @@ static unsigned int l2arc_block_bytes(struct l2arc_c *lc)
 	return lc->block_sectors << SECTOR_SHIFT;
 }
 
-/* Which L2 size class a block is counted in (l2_{prefetch,mru,mfu}_asize) */
-static unsigned int l2arc_class(struct arc_hdr *hdr)
+/**
+ * l2arc_class() - the L2 size class a block is counted in
+ * @hdr: a header with %ARC_F_L2 (or being written to L2)
+ *
+ * Context: arc.lock held.
+ * Return: an &enum l2arc_class (l2_{prefetch,mru,mfu}_asize).
+ */
+unsigned int l2arc_class(struct arc_hdr *hdr)
 {
 	if (hdr->flags & L2ARC_F_CLASS_PREFETCH)
 		return L2ARC_CLASS_PREFETCH;
@@ -157,8 +163,10 @@ void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr)
 	struct l2arc_c *lc = arc->private;
 
 	if (hdr->l2_slot < lc->l2_nr_slots &&
-	    lc->l2_rmap[hdr->l2_slot] == hdr)
+	    lc->l2_rmap[hdr->l2_slot] == hdr) {
 		lc->l2_rmap[hdr->l2_slot] = NULL;
+		l2arc_log_dirty(lc, hdr->l2_slot);
+	}
 	lc->l2_blocks--;
 	lc->l2_class_blocks[l2arc_class(hdr)]--;
 	hdr->flags &= ~(L2ARC_F_CLASS_PREFETCH | L2ARC_F_CLASS_MFU);
@@ -249,8 +257,15 @@ static bool l2arc_eligible(struct arc_hdr *hdr, bool noprefetch)
 	return !(noprefetch && (hdr->flags & ARC_F_PREFETCH));
 }
 
-/* Publish this device's L2-only header bytes; true if over the bound. */
-static bool l2arc_meta_over(struct l2arc_c *lc)
+/**
+ * l2arc_meta_over() - publish this device's L2-only header bytes
+ * @lc: the device
+ *
+ * Context: arc.lock held.
+ * Return: true if the L2-only headers of all devices are over
+ * l2arc_meta_percent of RAM (feeds and rebuilds stop).
+ */
+bool l2arc_meta_over(struct l2arc_c *lc)
 {
 	u64 now = arc_list_size(&lc->arc, ARC_LIST_L2ONLY) *
 		  sizeof(struct arc_hdr);
@@ -709,7 +724,7 @@ static unsigned int l2arc_write_batch(struct l2arc_c *lc,
 
 		bio = bio_alloc_bioset(lc->cache->bdev, nr * lc->block_pages,
 				       REQ_OP_WRITE, GFP_NOIO, &lc->l2_bs);
-		bio->bi_iter.bi_sector = (sector_t)w[i].slot << lc->block_shift;
+		bio->bi_iter.bi_sector = l2arc_slot_sector(lc, w[i].slot);
 		for (j = 0; j < nr; j++)
 			l2arc_buf_add_to_bio(bio, w[i + j].buf);
 		bio->bi_end_io = l2arc_write_endio;
@@ -760,6 +775,7 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 		if (valid) {
 			lc->l2_cksum[w[i].slot] = w[i].cksum;
 			arc_hdr_set_l2(&lc->arc, hdr);
+			l2arc_log_dirty(lc, w[i].slot);
 			lc->l2_blocks++;
 			lc->l2_class_blocks[l2arc_class(hdr)]++;
 		} else {
@@ -809,7 +825,7 @@ static void l2arc_drop_all(struct l2arc_c *lc)
  */
 u64 l2arc_dwpd_cap(struct l2arc_c *lc)
 {
-	u64 size = lc->l2_nr_slots * l2arc_block_bytes(lc);
+	u64 size = lc->l2_dev_blocks * l2arc_block_bytes(lc);
 
 	return mul_u64_u64_div_u64(size, l2arc_dev_param(&lc->tun,
 							 L2ARC_P_DWPD_LIMIT),
@@ -1017,6 +1033,9 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 	l2arc_wear_add(lc, (u64)n * bytes);
 	spin_unlock_bh(&lc->arc.lock);
 	lc->dwpd_tokens -= min(lc->dwpd_tokens, (u64)n * bytes);
+	/* the log blocks that describe the batch, and any others changed */
+	if (b.error == BLK_STS_OK)
+		l2arc_log_write_dirty(lc);
 out:
 	kvfree(w);
 	mutex_unlock(&lc->feed_mutex);
@@ -1088,12 +1107,16 @@ void l2arc_feed_stop(struct l2arc_c *lc)
 int l2arc_l2_init(struct l2arc_c *lc, char **error)
 {
 	u64 slots = bdev_nr_sectors(lc->cache->bdev) >> lc->block_shift;
+	int r;
 
 	if (slots > U32_MAX) {
 		*error = "Cache device has more than 2^32 blocks";
 		return -EINVAL;
 	}
-	lc->l2_nr_slots = slots;
+	r = l2arc_persist_init(lc, slots, error);
+	if (r)
+		return r;
+	slots = lc->l2_nr_slots;
 	lc->l2_rmap = kvcalloc(slots, sizeof(*lc->l2_rmap), GFP_KERNEL);
 	lc->l2_cksum = kvcalloc(slots, sizeof(*lc->l2_cksum), GFP_KERNEL);
 	if (!lc->l2_rmap || !lc->l2_cksum) {
@@ -1134,4 +1157,5 @@ void l2arc_l2_exit(struct l2arc_c *lc)
 	lc->l2_rmap = NULL;
 	kvfree(lc->l2_cksum);
 	lc->l2_cksum = NULL;
+	l2arc_persist_exit(lc);
 }

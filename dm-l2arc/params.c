@@ -60,6 +60,9 @@ static struct l2arc_param l2arc_params[L2ARC_P_NR] = {
 	P(L2ARC_P_META_PERCENT, "l2arc_meta_percent", 10, 1, 90),
 	P(L2ARC_P_ARC_SYS_FREE, "arc_sys_free", 0, 0, 0),
 	P(L2ARC_P_HANDOFF_MAX, "l2arc_handoff_max", 64ULL << 20, 0, 4ULL << 30),
+	P(L2ARC_P_REBUILD_ENABLED, "l2arc_rebuild_enabled", 1, 0, 1),
+	P(L2ARC_P_REBUILD_MIN_L2SIZE, "l2arc_rebuild_blocks_min_l2size",
+	  1ULL << 30, 0, U64_MAX),
 };
 
 static u64 l2arc_param_max(const struct l2arc_param *p)
@@ -180,6 +183,14 @@ module_param_cb(l2arc_handoff_max, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_HANDOFF_MAX], 0644);
 MODULE_PARM_DESC(l2arc_handoff_max,
 		 "Bytes of evicted blocks each device keeps for its feed to write to the cache device; 0 = no hand-off (default 67108864, range 0 to 4294967296)");
+module_param_cb(l2arc_rebuild_enabled, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_REBUILD_ENABLED], 0644);
+MODULE_PARM_DESC(l2arc_rebuild_enabled,
+		 "1: a table load rebuilds the L2ARC from the cache device's log blocks when its header is clean and matches (default 1; used at the next table load)");
+module_param_cb(l2arc_rebuild_blocks_min_l2size, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_REBUILD_MIN_L2SIZE], 0644);
+MODULE_PARM_DESC(l2arc_rebuild_blocks_min_l2size,
+		 "Cache devices smaller than this hold no header or log blocks (nothing survives a reload), bytes (default 1073741824, range 0 to 2^64-1; used at the next table load)");
 
 /**
  * l2arc_param() - the current module-wide value of a parameter

@@ -63,6 +63,13 @@ enum l2arc_row {
 	R_RUNS_DEFERRED, R_PREFETCH_EVICTED_UNUSED, R_FILL_RUN_BRIDGED,
 	R_HASH_TABLE_SIZE, R_L2_HANDOFFS, R_L2_EVICT_MISSED, R_L2_HANDOFF_SIZE,
 	R_L2_ONLY_WRITING, R_L2_WRITE_RATE, R_L2_DWPD_CAP, R_L2_WRITE_BYTES_24H,
+	/* persistence: OpenZFS's rows, then ours */
+	R_L2_LOG_BLK_WRITES, R_L2_LOG_BLK_ASIZE, R_L2_LOG_BLK_COUNT,
+	R_L2_REBUILD_SUCCESS, R_L2_REBUILD_UNSUPPORTED, R_L2_REBUILD_IO_ERRORS,
+	R_L2_REBUILD_DH_ERRORS, R_L2_REBUILD_CKSUM_LB_ERRORS,
+	R_L2_REBUILD_LOWMEM, R_L2_REBUILD_SIZE, R_L2_REBUILD_ASIZE,
+	R_L2_REBUILD_BUFS, R_L2_REBUILD_LOG_BLKS, R_L2_REBUILD_UNCLEAN,
+	R_L2_REBUILD_TIME_MS,
 	R_NR,
 };
 
@@ -155,6 +162,21 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_L2_WRITE_RATE] = "l2_write_rate",
 	[R_L2_DWPD_CAP] = "l2_dwpd_cap",
 	[R_L2_WRITE_BYTES_24H] = "l2_write_bytes_24h",
+	[R_L2_LOG_BLK_WRITES] = "l2_log_blk_writes",
+	[R_L2_LOG_BLK_ASIZE] = "l2_log_blk_asize",
+	[R_L2_LOG_BLK_COUNT] = "l2_log_blk_count",
+	[R_L2_REBUILD_SUCCESS] = "l2_rebuild_success",
+	[R_L2_REBUILD_UNSUPPORTED] = "l2_rebuild_unsupported",
+	[R_L2_REBUILD_IO_ERRORS] = "l2_rebuild_io_errors",
+	[R_L2_REBUILD_DH_ERRORS] = "l2_rebuild_dh_errors",
+	[R_L2_REBUILD_CKSUM_LB_ERRORS] = "l2_rebuild_cksum_lb_errors",
+	[R_L2_REBUILD_LOWMEM] = "l2_rebuild_lowmem",
+	[R_L2_REBUILD_SIZE] = "l2_rebuild_size",
+	[R_L2_REBUILD_ASIZE] = "l2_rebuild_asize",
+	[R_L2_REBUILD_BUFS] = "l2_rebuild_bufs",
+	[R_L2_REBUILD_LOG_BLKS] = "l2_rebuild_log_blks",
+	[R_L2_REBUILD_UNCLEAN] = "l2_rebuild_unclean",
+	[R_L2_REBUILD_TIME_MS] = "l2_rebuild_time_ms",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -215,6 +237,17 @@ static const struct {
 	{ R_FILL_RUN_BRIDGED, L2ARC_STAT_FILL_RUN_BRIDGED },
 	{ R_L2_HANDOFFS, L2ARC_STAT_L2_HANDOFFS },
 	{ R_L2_EVICT_MISSED, L2ARC_STAT_L2_EVICT_MISSED },
+	{ R_L2_LOG_BLK_WRITES, L2ARC_STAT_L2_LOG_BLK_WRITES },
+	{ R_L2_REBUILD_SUCCESS, L2ARC_STAT_L2_REBUILD_SUCCESS },
+	{ R_L2_REBUILD_UNSUPPORTED, L2ARC_STAT_L2_REBUILD_UNSUPPORTED },
+	{ R_L2_REBUILD_IO_ERRORS, L2ARC_STAT_L2_REBUILD_IO_ERRORS },
+	{ R_L2_REBUILD_DH_ERRORS, L2ARC_STAT_L2_REBUILD_DH_ERRORS },
+	{ R_L2_REBUILD_CKSUM_LB_ERRORS, L2ARC_STAT_L2_REBUILD_CKSUM_LB_ERRORS },
+	{ R_L2_REBUILD_LOWMEM, L2ARC_STAT_L2_REBUILD_LOWMEM },
+	{ R_L2_REBUILD_BUFS, L2ARC_STAT_L2_REBUILD_BUFS },
+	{ R_L2_REBUILD_LOG_BLKS, L2ARC_STAT_L2_REBUILD_LOG_BLKS },
+	{ R_L2_REBUILD_UNCLEAN, L2ARC_STAT_L2_REBUILD_UNCLEAN },
+	{ R_L2_REBUILD_TIME_MS, L2ARC_STAT_L2_REBUILD_TIME_MS },
 };
 
 static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */
@@ -292,6 +325,10 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_L2_PREFETCH_ASIZE] = l2_class[L2ARC_CLASS_PREFETCH] << shift;
 	vals[R_L2_MRU_ASIZE] = l2_class[L2ARC_CLASS_MRU] << shift;
 	vals[R_L2_MFU_ASIZE] = l2_class[L2ARC_CLASS_MFU] << shift;
+	vals[R_L2_LOG_BLK_COUNT] = lc->l2_log_nr;
+	vals[R_L2_LOG_BLK_ASIZE] = lc->l2_meta_blocks << shift;
+	vals[R_L2_REBUILD_SIZE] = vals[R_L2_REBUILD_BUFS] << shift;
+	vals[R_L2_REBUILD_ASIZE] = vals[R_L2_REBUILD_SIZE];
 }
 
 static void l2arc_kstat_show(struct seq_file *m, int kid, u64 crtime,

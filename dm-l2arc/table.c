@@ -13,6 +13,8 @@
  *
  *   arc_max <bytes>            this device's ARC size (c at most), >= 16 blocks
  *   prefetch_disable <0|1>     1: no sequential-stream detection/read-ahead
+ *   l2arc_rebuild <0|1>        0: start with an empty L2ARC at load (the
+ *                              module's l2arc_rebuild_enabled otherwise)
  *   l2arc_write_max <bytes>    and the other per-device tunables of
  *                              params.c: this device's own value, with the
  *                              module parameter's range
@@ -159,6 +161,18 @@ static int parse_feature(struct l2arc_table *t, const char *key,
 		t->prefetch_disable_set = true;
 		if (parse_bool(val, &t->prefetch_disable)) {
 			*error = "prefetch_disable must be 0 or 1";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(key, "l2arc_rebuild")) {
+		if (t->rebuild_set) {
+			*error = "Duplicate feature l2arc_rebuild";
+			return -EINVAL;
+		}
+		t->rebuild_set = true;
+		if (parse_bool(val, &t->rebuild)) {
+			*error = "l2arc_rebuild must be 0 or 1";
 			return -EINVAL;
 		}
 		return 0;

@@ -57,7 +57,7 @@
 #include "dm-l2arc.h"
 
 #define L2ARC_VERSION_MAJOR	0
-#define L2ARC_VERSION_MINOR	3
+#define L2ARC_VERSION_MINOR	4
 #define L2ARC_VERSION_PATCH	0
 
 /* ---- Shrinker ---- */
@@ -390,7 +390,20 @@ static void l2arc_postsuspend(struct dm_target *ti)
 
 	l2arc_feed_stop(lc);
 	wait_event(lc->fills_wait, !atomic_read(&lc->fills_inflight));
+	l2arc_persist_suspend(lc);
 	l2arc_stats_unregister(lc);
+}
+
+/*
+ * Before the device takes I/O: the first time, rebuild the L2ARC from the
+ * cache device's log blocks; every time, mark the cache device in use
+ * (persist.c).  Never fails: a cache device that cannot be read starts
+ * empty, one that cannot be written is dropped.
+ */
+static int l2arc_preresume(struct dm_target *ti)
+{
+	l2arc_persist_resume(ti->private);
+	return 0;
 }
 
 /* The /proc entry belongs to the table that is live; the feed restarts. */
@@ -719,6 +732,7 @@ static struct target_type l2arc_target = {
 	.map = l2arc_map,
 	.end_io = l2arc_end_io,
 	.postsuspend = l2arc_postsuspend,
+	.preresume = l2arc_preresume,
 	.resume = l2arc_resume,
 	.status = l2arc_status,
 	.message = l2arc_message,

@@ -40,6 +40,7 @@ declare -A def=(
 	[l2arc_headroom]=8 [l2arc_feed_secs]=1 [l2arc_feed_min_ms]=200
 	[l2arc_feed_again]=1 [l2arc_meta_percent]=10 [l2arc_max_errors]=16
 	[l2arc_handoff_max]=67108864 [l2arc_dwpd_limit]=0
+	[l2arc_rebuild_enabled]=1 [l2arc_rebuild_blocks_min_l2size]=1073741824
 )
 for p in "${!def[@]}"; do
 	[[ -f $P/$p ]] || die "no parameter $p"
@@ -73,20 +74,26 @@ declare -A lo=(
 	[l2arc_headroom]=0 [l2arc_feed_secs]=1 [l2arc_feed_min_ms]=10
 	[l2arc_feed_again]=0 [l2arc_meta_percent]=1 [l2arc_max_errors]=1
 	[l2arc_handoff_max]=0 [l2arc_dwpd_limit]=0
+	[l2arc_rebuild_enabled]=0 [l2arc_rebuild_blocks_min_l2size]=0
 )
 declare -A hi=(
 	[l2arc_write_max]=4294967296 [l2arc_write_boost]=4294967296 [l2arc_noprefetch]=1
 	[l2arc_headroom]=1024 [l2arc_feed_secs]=3600 [l2arc_feed_min_ms]=3600000
 	[l2arc_feed_again]=1 [l2arc_meta_percent]=90 [l2arc_max_errors]=1000000
 	[l2arc_handoff_max]=4294967296 [l2arc_dwpd_limit]=100000
+	[l2arc_rebuild_enabled]=1
+	[l2arc_rebuild_blocks_min_l2size]=18446744073709551615
 )
 for v in 18446744073709551615 ' 1' 0x10 +5 1e3 '4096 5'; do
 	refuse l2arc_write_max "$v"
 done
 for p in "${!def[@]}"; do
-	for v in -1 18446744073709551616 12abc '' $((${hi[$p]} + 1)); do
+	for v in -1 18446744073709551616 12abc ''; do
 		refuse "$p" "$v"
 	done
+	# (2^64 - 1 has no "+ 1" in bash: the first line above refuses it)
+	[[ ${hi[$p]} == 18446744073709551615 ]] ||
+		refuse "$p" $((${hi[$p]} + 1))
 	((${lo[$p]} == 0)) || refuse "$p" $((${lo[$p]} - 1))
 	take "$p" "${lo[$p]}"
 	take "$p" "${hi[$p]}"

@@ -1,0 +1,692 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-l2arc: the persistent L2ARC -- the cache device's header and log
+ * blocks, and the rebuild at table load.
+ *
+ * Layout
+ * ======
+ *
+ * A cache device of at least l2arc_rebuild_blocks_min_l2size bytes (the
+ * name and default, 1 GiB, are OpenZFS's) that can hold its metadata and
+ * 16 slots more is laid out, in 4 KiB units from sector 0, as:
+ *
+ *   0          the device header (struct l2arc_dev_hdr)
+ *   1 .. L     log blocks (struct l2arc_log_blk); log block i describes
+ *              slots 254 i to 254 i + 253, one 16-byte entry a slot
+ *   M ..       the slots: slot s is cache block M + s of the device
+ *
+ * where M, l2_meta_blocks, is 4 KiB x (1 + ceil(T / 254)) rounded up to
+ * whole cache blocks for a device of T cache blocks, and L is
+ * ceil((T - M) / 254).  The metadata is 0.39 % of the device at 4 KiB
+ * blocks and 0.012 % at 128 KiB.  A smaller device holds slots only, slot
+ * 0 at sector 0, and nothing of it survives a reload.
+ *
+ * OpenZFS writes its log blocks at the write hand, among the data, and
+ * chains them from the header.  Ours sit at fixed places, one per 254
+ * slots: a feed writes its data, then every log block whose slots changed
+ * (the ones it wrote, and the ones whose copies a write to the origin, an
+ * eviction or a bad read dropped since); a rebuild reads them all in
+ * 1 MiB reads, with no chain to follow, and a corrupt log block loses only
+ * its own 254 slots.  Every entry carries the crc32c of its copy, checked
+ * by every read of it, so a copy that a crash left half written, or that
+ * a feed overwrote after its log block was last written, is never served.
+ *
+ * Never stale across a crash
+ * ==========================
+ *
+ * The header says "clean" only while no table uses the device.  The first
+ * resume of a table (preresume, before any I/O reaches it) rebuilds, then
+ * writes the header "in use" with a flush and FUA; a suspend (postsuspend,
+ * also the one before a remove, with no I/O in flight and the feed
+ * stopped) writes every changed log block, then the header "clean" with
+ * the write hand, behind a flush.  A write to the origin drops the
+ * block's L2 copy in RAM before it is issued; the log block that
+ * described the copy is written by the next feed or at the suspend.  A
+ * table load that finds "in use" (a crash, a power loss, a suspend that
+ * could not write its log) cannot know which writes reached the origin,
+ * so the L2ARC starts empty: counted in l2_rebuild_unclean, one kernel log
+ * line.  This costs nothing per write, and loses the L2ARC after an
+ * unclean stop.
+ *
+ * A rebuild needs a header with the magic, version 1 (else
+ * l2_rebuild_unsupported), a good crc32c and the same block size, device
+ * size, target length, origin size and origin device number (else
+ * l2_rebuild_dh_errors, with a log line), state "clean" (else
+ * l2_rebuild_unclean), and l2arc_rebuild (the table's, else the module's
+ * l2arc_rebuild_enabled) on.  Each log block needs the magic, the
+ * header's guid and its own index (else it was never written since the
+ * device was last formatted: its slots are empty) and a good crc32c (else
+ * l2_rebuild_cksum_lb_errors: its slots are empty, and it is written
+ * again).  Each entry's block must lie within the target and appear only
+ * once.  Starting empty draws a new guid, which voids every log block on
+ * the device at once.
+ *
+ * The rebuild runs in preresume, before the device takes I/O: it reads
+ * 0.39 % of a device of 4 KiB blocks.  Its headers count against
+ * l2arc_meta_percent like the feed's (l2_rebuild_lowmem: the rest of the
+ * log is dropped).
+ *
+ * Locking: the metadata buffer and every metadata I/O are under
+ * feed_mutex; the slot map, the dirty bits and the headers under
+ * arc.lock.
+ */
+#include <linux/bitmap.h>
+#include <linux/crc32c.h>
+#include <linux/dm-io.h>
+#include <linux/ioprio.h>
+#include <linux/kdev_t.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+
+#include "dm-l2arc.h"
+
+#define L2ARC_DH_MAGIC		0x4844435241324c44ULL	/* "DL2ARCDH" */
+#define L2ARC_LB_MAGIC		0x424c435241324c44ULL	/* "DL2ARCLB" */
+#define L2ARC_DH_VERSION	1
+#define L2ARC_META_UNIT		4096
+#define L2ARC_META_UNIT_SHIFT	(12 - SECTOR_SHIFT)
+
+/* Header states */
+#define L2ARC_DH_CLEAN		1
+#define L2ARC_DH_IN_USE		2
+
+/* Log entry flags */
+#define L2ARC_LE_VALID		BIT(0)
+#define L2ARC_LE_PREFETCH	BIT(1)
+#define L2ARC_LE_MFU		BIT(2)
+
+/**
+ * struct l2arc_dev_hdr - the cache device's header, at sector 0
+ * (little-endian, the rest of its 4 KiB zero)
+ * @magic: %L2ARC_DH_MAGIC
+ * @version: %L2ARC_DH_VERSION
+ * @cksum: crc32c (seed ~0) of the 4 KiB with this field zero
+ * @state: %L2ARC_DH_CLEAN or %L2ARC_DH_IN_USE
+ * @block_sectors: the cache block size, sectors
+ * @guid: random, drawn when the device starts empty; every log block
+ *        carries it
+ * @generation: incremented at every "in use" write
+ * @dev_blocks: the device's size, cache blocks
+ * @meta_blocks: cache blocks before slot 0
+ * @nr_slots: slots
+ * @target_len: the target's length, sectors
+ * @origin_sectors: the origin's size, sectors
+ * @origin_dev: the origin's device number (new_encode_dev())
+ * @hand: the write hand, a slot
+ * @laps: times the hand went round
+ */
+struct l2arc_dev_hdr {
+	__le64 magic;
+	__le32 version;
+	__le32 cksum;
+	__le32 state;
+	__le32 block_sectors;
+	__le64 guid;
+	__le64 generation;
+	__le64 dev_blocks;
+	__le64 meta_blocks;
+	__le64 nr_slots;
+	__le64 target_len;
+	__le64 origin_sectors;
+	__le64 origin_dev;
+	__le64 hand;
+	__le64 laps;
+} __packed;
+
+/**
+ * struct l2arc_log_ent - what one slot holds (16 bytes)
+ * @oblock: the origin block of the copy
+ * @cksum: crc32c of the copy (seed ~0)
+ * @flags: L2ARC_LE_*; without %L2ARC_LE_VALID the slot holds no copy
+ */
+struct l2arc_log_ent {
+	__le64 oblock;
+	__le32 cksum;
+	__le32 flags;
+} __packed;
+
+/**
+ * struct l2arc_log_blk - one log block (4 KiB)
+ * @magic: %L2ARC_LB_MAGIC
+ * @guid: the header's guid when it was written
+ * @index: its own index (log block i is at 4 KiB unit 1 + i)
+ * @cksum: crc32c (seed ~0) of the 4 KiB with this field zero
+ * @nr_valid: entries with %L2ARC_LE_VALID
+ * @ent: the entries of slots 254 @index ..
+ */
+struct l2arc_log_blk {
+	__le64 magic;
+	__le64 guid;
+	__le64 index;
+	__le32 cksum;
+	__le32 nr_valid;
+	struct l2arc_log_ent ent[L2ARC_LOG_ENTRIES];
+} __packed;
+
+static_assert(sizeof(struct l2arc_log_blk) == L2ARC_META_UNIT);
+static_assert(sizeof(struct l2arc_dev_hdr) <= L2ARC_META_UNIT);
+
+/* Log blocks filled per hold of arc.lock (about L2ARC_LOCK_BATCH slots) */
+#define L2ARC_LOG_FILL_BATCH	16
+
+/* crc32c of a 4 KiB unit whose checksum field (at @off) reads as zero */
+static u32 l2arc_meta_cksum(void *unit, size_t off)
+{
+	__le32 *field = unit + off, saved = *field;
+	u32 c;
+
+	*field = 0;
+	c = crc32c(~0U, unit, L2ARC_META_UNIT);
+	*field = saved;
+	return c;
+}
+
+/*
+ * Synchronous metadata I/O: @nr 4 KiB units from unit @unit, to or from
+ * @buf (vmalloc'ed).  Under feed_mutex.
+ */
+static int l2arc_meta_io(struct l2arc_c *lc, blk_opf_t opf, u64 unit,
+			 unsigned int nr, void *buf)
+{
+	struct dm_io_region where = {
+		.bdev = lc->cache->bdev,
+		.sector = unit << L2ARC_META_UNIT_SHIFT,
+		.count = (sector_t)nr << L2ARC_META_UNIT_SHIFT,
+	};
+	struct dm_io_request req = {
+		.bi_opf = opf,
+		.mem.type = DM_IO_VMA,
+		.mem.ptr.vma = buf,
+		.client = lc->l2_io,
+	};
+	unsigned long error_bits = 0;
+	int r;
+
+	r = dm_io(&req, 1, &where, &error_bits, IOPRIO_DEFAULT);
+	if (!r && error_bits)
+		r = -EIO;
+	return r;
+}
+
+/**
+ * l2arc_persist_init() - lay out the cache device, in the ctr
+ * @lc: the device, its cache device open
+ * @dev_blocks: the cache device's size, cache blocks, >= 16
+ * @error: set on failure
+ *
+ * Sets l2_nr_slots, l2_meta_blocks and l2_persist (see the layout above).
+ * No I/O: a table may be loaded while another one uses the device.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error)
+{
+	u64 block_bytes = (u64)lc->block_sectors << SECTOR_SHIFT;
+	u64 meta_blocks;
+	size_t buf_bytes = L2ARC_META_UNIT;
+
+	lc->l2_dev_blocks = dev_blocks;
+	lc->l2_nr_slots = dev_blocks;
+	meta_blocks = DIV_ROUND_UP((1 + DIV_ROUND_UP(dev_blocks,
+						     L2ARC_LOG_ENTRIES)) *
+				   L2ARC_META_UNIT, block_bytes);
+	if (dev_blocks * block_bytes >=
+	    l2arc_param(L2ARC_P_REBUILD_MIN_L2SIZE) &&
+	    dev_blocks >= meta_blocks + L2ARC_CACHE_MIN_BLOCKS) {
+		lc->l2_persist = true;
+		lc->l2_meta_blocks = meta_blocks;
+		lc->l2_nr_slots = dev_blocks - meta_blocks;
+		lc->l2_log_nr = DIV_ROUND_UP(lc->l2_nr_slots,
+					     L2ARC_LOG_ENTRIES);
+		buf_bytes = L2ARC_META_IO_BYTES;
+		lc->l2_log_dirty = bitmap_zalloc(lc->l2_log_nr, GFP_KERNEL);
+		if (!lc->l2_log_dirty)
+			goto nomem;
+	}
+	/* without metadata too: a header left at sector 0 is voided */
+	lc->l2_meta_buf = vmalloc(buf_bytes);
+	if (!lc->l2_meta_buf)
+		goto nomem;
+	lc->l2_io = dm_io_client_create();
+	if (IS_ERR(lc->l2_io)) {
+		lc->l2_io = NULL;
+		goto nomem;
+	}
+	return 0;
+nomem:
+	*error = "Cannot allocate the cache device's log";
+	return -ENOMEM;
+}
+
+/**
+ * l2arc_persist_exit() - free what l2arc_persist_init() allocated
+ * @lc: the device (may be half set up)
+ */
+void l2arc_persist_exit(struct l2arc_c *lc)
+{
+	if (lc->l2_io)
+		dm_io_client_destroy(lc->l2_io);
+	lc->l2_io = NULL;
+	vfree(lc->l2_meta_buf);
+	lc->l2_meta_buf = NULL;
+	bitmap_free(lc->l2_log_dirty);
+	lc->l2_log_dirty = NULL;
+}
+
+/* Write the header in @state, behind a flush, with FUA; feed_mutex held. */
+static int l2arc_dh_write(struct l2arc_c *lc, u32 state)
+{
+	struct l2arc_dev_hdr *dh = lc->l2_meta_buf;
+	u32 c;
+
+	memset(dh, 0, L2ARC_META_UNIT);
+	dh->magic = cpu_to_le64(L2ARC_DH_MAGIC);
+	dh->version = cpu_to_le32(L2ARC_DH_VERSION);
+	dh->state = cpu_to_le32(state);
+	dh->block_sectors = cpu_to_le32(lc->block_sectors);
+	dh->guid = cpu_to_le64(lc->l2_guid);
+	dh->generation = cpu_to_le64(lc->l2_generation);
+	dh->dev_blocks = cpu_to_le64(lc->l2_dev_blocks);
+	dh->meta_blocks = cpu_to_le64(lc->l2_meta_blocks);
+	dh->nr_slots = cpu_to_le64(lc->l2_nr_slots);
+	dh->target_len = cpu_to_le64(lc->ti->len);
+	dh->origin_sectors = cpu_to_le64(bdev_nr_sectors(lc->origin->bdev));
+	dh->origin_dev = cpu_to_le64(new_encode_dev(lc->origin->bdev->bd_dev));
+	spin_lock_bh(&lc->arc.lock);
+	dh->hand = cpu_to_le64(lc->l2_hand);
+	dh->laps = cpu_to_le64(lc->l2_laps);
+	spin_unlock_bh(&lc->arc.lock);
+	c = l2arc_meta_cksum(dh, offsetof(struct l2arc_dev_hdr, cksum));
+	dh->cksum = cpu_to_le32(c);
+	return l2arc_meta_io(lc, REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH |
+			     REQ_FUA, 0, 1, dh);
+}
+
+/* Fill log block @i from the slot map; arc.lock held. */
+static void l2arc_lb_fill(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
+{
+	u64 first = i * L2ARC_LOG_ENTRIES, s;
+	unsigned int j, nr_valid = 0;
+
+	memset(lb, 0, sizeof(*lb));
+	lb->magic = cpu_to_le64(L2ARC_LB_MAGIC);
+	lb->guid = cpu_to_le64(lc->l2_guid);
+	lb->index = cpu_to_le64(i);
+	for (j = 0; j < L2ARC_LOG_ENTRIES; j++) {
+		struct arc_hdr *hdr;
+		u32 flags = L2ARC_LE_VALID;
+
+		s = first + j;
+		if (s >= lc->l2_nr_slots)
+			break;
+		hdr = lc->l2_rmap[s];
+		if (!hdr || !(hdr->flags & ARC_F_L2) || hdr->l2_slot != s)
+			continue;
+		if (hdr->flags & L2ARC_F_CLASS_PREFETCH)
+			flags |= L2ARC_LE_PREFETCH;
+		if (hdr->flags & L2ARC_F_CLASS_MFU)
+			flags |= L2ARC_LE_MFU;
+		lb->ent[j].oblock = cpu_to_le64(from_oblock(hdr->oblock));
+		lb->ent[j].cksum = cpu_to_le32(lc->l2_cksum[s]);
+		lb->ent[j].flags = cpu_to_le32(flags);
+		nr_valid++;
+	}
+	lb->nr_valid = cpu_to_le32(nr_valid);
+}
+
+/**
+ * l2arc_log_write_dirty() - write every log block whose slots changed
+ * @lc: the device
+ *
+ * Contiguous dirty log blocks go in one write of up to 1 MiB.  A log block
+ * whose slots change while it is written stays dirty, for the next call.
+ * A failed write leaves its log blocks dirty and counts a cache device
+ * error.
+ *
+ * Context: process context, may sleep; feed_mutex held.
+ * Return: 0, or the error of the first failed write.
+ */
+int l2arc_log_write_dirty(struct l2arc_c *lc)
+{
+	unsigned int per_io = L2ARC_META_IO_BYTES / L2ARC_META_UNIT, n, k;
+	unsigned long i = 0, first;
+	struct l2arc_hold h;
+	int r = 0;
+
+	if (!lc->l2_persist || !lc->l2_loaded)
+		return 0;
+	while (!r) {
+		l2arc_bulk_lock(lc, &h);
+		i = find_next_bit(lc->l2_log_dirty, lc->l2_log_nr, i);
+		first = i;
+		n = 0;
+		while (n < per_io && i < lc->l2_log_nr &&
+		       test_bit(i, lc->l2_log_dirty)) {
+			__clear_bit(i, lc->l2_log_dirty);
+			l2arc_lb_fill(lc, i, lc->l2_meta_buf +
+				      n * L2ARC_META_UNIT);
+			n++;
+			i++;
+			if (!(n % L2ARC_LOG_FILL_BATCH))
+				l2arc_bulk_relax(lc, &h);
+		}
+		l2arc_bulk_unlock(lc, &h);
+		if (!n)
+			break;
+		for (k = 0; k < n; k++) {
+			struct l2arc_log_blk *lb = lc->l2_meta_buf +
+						   k * L2ARC_META_UNIT;
+			size_t off = offsetof(struct l2arc_log_blk, cksum);
+
+			lb->cksum = cpu_to_le32(l2arc_meta_cksum(lb, off));
+		}
+		r = l2arc_meta_io(lc, REQ_OP_WRITE, 1 + first, n,
+				  lc->l2_meta_buf);
+		spin_lock_bh(&lc->arc.lock);
+		if (r) {
+			bitmap_set(lc->l2_log_dirty, first, n);
+			l2arc_l2_error(lc);
+		} else {
+			lc->stats[L2ARC_STAT_L2_LOG_BLK_WRITES] += n;
+		}
+		spin_unlock_bh(&lc->arc.lock);
+	}
+	return r;
+}
+
+/*
+ * Take the entries of log block @i into the slot map as L2-only headers.
+ * @spare holds L2ARC_LOG_ENTRIES headers (NULL where used up).  Returns
+ * false when header memory is over its bound (l2arc_meta_percent).
+ */
+static bool l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb,
+			  struct arc_hdr **spare)
+{
+	unsigned int j, k = 0;
+	bool dirty = false, room = true;
+
+	if (le64_to_cpu(lb->magic) != L2ARC_LB_MAGIC ||
+	    le64_to_cpu(lb->guid) != lc->l2_guid ||
+	    le64_to_cpu(lb->index) != i)
+		return true;	/* not written since the device was formatted */
+	if (le32_to_cpu(lb->cksum) !=
+	    l2arc_meta_cksum(lb, offsetof(struct l2arc_log_blk, cksum))) {
+		spin_lock_bh(&lc->arc.lock);
+		lc->stats[L2ARC_STAT_L2_REBUILD_CKSUM_LB_ERRORS]++;
+		__set_bit(i, lc->l2_log_dirty);
+		spin_unlock_bh(&lc->arc.lock);
+		return true;
+	}
+	if (!lb->nr_valid)
+		return true;
+
+	spin_lock_bh(&lc->arc.lock);
+	lc->stats[L2ARC_STAT_L2_REBUILD_LOG_BLKS]++;
+	if (l2arc_meta_over(lc)) {
+		lc->stats[L2ARC_STAT_L2_REBUILD_LOWMEM]++;
+		room = false;
+		goto out;
+	}
+	for (j = 0; j < L2ARC_LOG_ENTRIES; j++) {
+		struct l2arc_log_ent *e = &lb->ent[j];
+		u64 s = i * L2ARC_LOG_ENTRIES + j;
+		u64 ob = le64_to_cpu(e->oblock);
+		u32 flags = le32_to_cpu(e->flags);
+		struct arc_hdr *hdr;
+
+		if (!(flags & L2ARC_LE_VALID))
+			continue;
+		if (s >= lc->l2_nr_slots || ob >= lc->nr_blocks ||
+		    !spare[k]) {
+			dirty = true;
+			continue;
+		}
+		hdr = spare[k];
+		if (arc_insert_l2only(&lc->arc, hdr, to_oblock(ob))) {
+			dirty = true;	/* a block twice: the first one holds */
+			continue;
+		}
+		spare[k++] = NULL;
+		if (flags & L2ARC_LE_PREFETCH)
+			hdr->flags |= L2ARC_F_CLASS_PREFETCH;
+		else if (flags & L2ARC_LE_MFU)
+			hdr->flags |= L2ARC_F_CLASS_MFU;
+		hdr->l2_slot = s;
+		lc->l2_rmap[s] = hdr;
+		lc->l2_cksum[s] = le32_to_cpu(e->cksum);
+		lc->l2_blocks++;
+		lc->l2_class_blocks[l2arc_class(hdr)]++;
+		lc->stats[L2ARC_STAT_L2_REBUILD_BUFS]++;
+	}
+	if (dirty)
+		__set_bit(i, lc->l2_log_dirty);
+out:
+	spin_unlock_bh(&lc->arc.lock);
+	return room;
+}
+
+/* Why a header cannot be rebuilt from, or NULL; counts it. */
+static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh)
+{
+	u64 *st = lc->stats;
+
+	if (le32_to_cpu(dh->cksum) !=
+	    l2arc_meta_cksum(dh, offsetof(struct l2arc_dev_hdr, cksum))) {
+		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
+		return "bad header checksum";
+	}
+	if (le32_to_cpu(dh->version) != L2ARC_DH_VERSION) {
+		st[L2ARC_STAT_L2_REBUILD_UNSUPPORTED]++;
+		return "unsupported format version";
+	}
+	if (le32_to_cpu(dh->block_sectors) != lc->block_sectors ||
+	    le64_to_cpu(dh->dev_blocks) != lc->l2_dev_blocks ||
+	    le64_to_cpu(dh->meta_blocks) != lc->l2_meta_blocks ||
+	    le64_to_cpu(dh->nr_slots) != lc->l2_nr_slots ||
+	    le64_to_cpu(dh->hand) > lc->l2_nr_slots) {
+		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
+		return "another block size or cache device size";
+	}
+	if (le64_to_cpu(dh->target_len) != lc->ti->len ||
+	    le64_to_cpu(dh->origin_sectors) !=
+	    bdev_nr_sectors(lc->origin->bdev) ||
+	    le64_to_cpu(dh->origin_dev) !=
+	    new_encode_dev(lc->origin->bdev->bd_dev)) {
+		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
+		return "another origin (device number or size) or target length";
+	}
+	if (le32_to_cpu(dh->state) != L2ARC_DH_CLEAN) {
+		st[L2ARC_STAT_L2_REBUILD_UNCLEAN]++;
+		return "not shut down cleanly (in use at a crash)";
+	}
+	return NULL;
+}
+
+/* Read the log blocks back into the slot map; feed_mutex held. */
+static void l2arc_rebuild_logs(struct l2arc_c *lc)
+{
+	unsigned int per_io = L2ARC_META_IO_BYTES / L2ARC_META_UNIT, n, k, j;
+	struct arc_hdr **spare;
+	bool room = true;
+	u64 i;
+
+	spare = kcalloc(L2ARC_LOG_ENTRIES, sizeof(*spare), GFP_KERNEL);
+	if (!spare) {
+		lc->stats[L2ARC_STAT_L2_REBUILD_LOWMEM]++;
+		room = false;
+	}
+	for (i = 0; room && i < lc->l2_log_nr; i += n) {
+		n = min_t(u64, per_io, lc->l2_log_nr - i);
+		if (l2arc_meta_io(lc, REQ_OP_READ, 1 + i, n,
+				  lc->l2_meta_buf)) {
+			spin_lock_bh(&lc->arc.lock);
+			lc->stats[L2ARC_STAT_L2_REBUILD_IO_ERRORS]++;
+			bitmap_set(lc->l2_log_dirty, i, n);
+			spin_unlock_bh(&lc->arc.lock);
+			continue;
+		}
+		for (k = 0; room && k < n; k++) {
+			struct l2arc_log_blk *lb = lc->l2_meta_buf +
+						   k * L2ARC_META_UNIT;
+			unsigned int want = le32_to_cpu(lb->nr_valid);
+
+			for (j = 0; j < min(want, L2ARC_LOG_ENTRIES); j++)
+				if (!spare[j])
+					spare[j] = arc_hdr_alloc(GFP_KERNEL |
+								 __GFP_NOWARN);
+			room = l2arc_lb_load(lc, i + k, lb, spare);
+			if (!room)
+				bitmap_set(lc->l2_log_dirty, i + k,
+					   lc->l2_log_nr - i - k);
+			cond_resched();
+		}
+	}
+	if (spare)
+		for (j = 0; j < L2ARC_LOG_ENTRIES; j++)
+			arc_hdr_free(spare[j]);
+	kfree(spare);
+}
+
+/* Start empty: a new guid voids every log block on the device. */
+static void l2arc_start_empty(struct l2arc_c *lc)
+{
+	lc->l2_guid = get_random_u64();
+	lc->l2_generation = 0;
+}
+
+/*
+ * The first resume with metadata: rebuild from a clean, matching header,
+ * or start empty.  feed_mutex held.
+ */
+static void l2arc_rebuild(struct l2arc_c *lc)
+{
+	struct l2arc_dev_hdr *dh = lc->l2_meta_buf;
+	bool want = lc->table.rebuild_set ? lc->table.rebuild :
+		    l2arc_param(L2ARC_P_REBUILD_ENABLED);
+	u64 t0 = ktime_get_ns(), hand, laps;
+	const char *why;
+
+	if (l2arc_meta_io(lc, REQ_OP_READ, 0, 1, dh)) {
+		lc->stats[L2ARC_STAT_L2_REBUILD_IO_ERRORS]++;
+		why = "cannot read the header";
+		goto empty;
+	}
+	if (le64_to_cpu(dh->magic) != L2ARC_DH_MAGIC) {
+		why = NULL;	/* a new cache device */
+		goto empty;
+	}
+	why = l2arc_dh_check(lc, dh);
+	if (why)
+		goto empty;
+	if (!want) {
+		why = "the table's or the module's rebuild setting is 0";
+		goto empty;
+	}
+	lc->l2_guid = le64_to_cpu(dh->guid);
+	lc->l2_generation = le64_to_cpu(dh->generation);
+	hand = le64_to_cpu(dh->hand);
+	laps = le64_to_cpu(dh->laps);
+	l2arc_rebuild_logs(lc);
+	spin_lock_bh(&lc->arc.lock);
+	lc->l2_hand = hand;
+	lc->l2_laps = laps;
+	lc->stats[L2ARC_STAT_L2_REBUILD_SUCCESS]++;
+	lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS] =
+		div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC);
+	l2arc_meta_over(lc);
+	spin_unlock_bh(&lc->arc.lock);
+	DMINFO("%s: L2ARC rebuilt: %llu blocks from %llu log blocks in %llu ms",
+	       lc->name, lc->stats[L2ARC_STAT_L2_REBUILD_BUFS],
+	       lc->stats[L2ARC_STAT_L2_REBUILD_LOG_BLKS],
+	       lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS]);
+	return;
+empty:
+	if (why)
+		DMWARN("%s: cache device starts empty: %s", lc->name, why);
+	l2arc_start_empty(lc);
+}
+
+/* No metadata on this device: void a header left at sector 0. */
+static void l2arc_dh_void(struct l2arc_c *lc)
+{
+	struct l2arc_dev_hdr *dh = lc->l2_meta_buf;
+
+	if (l2arc_meta_io(lc, REQ_OP_READ, 0, 1, dh) ||
+	    le64_to_cpu(dh->magic) != L2ARC_DH_MAGIC)
+		return;
+	memset(dh, 0, L2ARC_META_UNIT);
+	if (l2arc_meta_io(lc, REQ_OP_WRITE | REQ_SYNC | REQ_FUA, 0, 1, dh))
+		DMERR("%s: cannot void the old L2ARC header at sector 0",
+		      lc->name);
+}
+
+/**
+ * l2arc_persist_resume() - at preresume: rebuild the first time, then
+ * mark the cache device in use
+ * @lc: the device
+ *
+ * A header that cannot be written "in use" drops the cache device
+ * ("degraded"): its log could otherwise outlive writes it does not know.
+ *
+ * Context: process context, may sleep; no I/O reaches the target yet.
+ */
+void l2arc_persist_resume(struct l2arc_c *lc)
+{
+	int r;
+
+	if (!lc->cache)
+		return;
+	mutex_lock(&lc->feed_mutex);
+	if (!lc->l2_loaded) {
+		if (lc->l2_persist)
+			l2arc_rebuild(lc);
+		else
+			l2arc_dh_void(lc);
+		lc->l2_loaded = true;
+	}
+	if (lc->l2_persist && !READ_ONCE(lc->l2_failed)) {
+		lc->l2_generation++;
+		r = l2arc_dh_write(lc, L2ARC_DH_IN_USE);
+		if (r) {
+			DMERR("%s: cannot mark the cache device in use (%d): cache device dropped",
+			      lc->name, r);
+			spin_lock_bh(&lc->arc.lock);
+			WRITE_ONCE(lc->l2_failed, true);
+			spin_unlock_bh(&lc->arc.lock);
+		}
+	}
+	mutex_unlock(&lc->feed_mutex);
+}
+
+/**
+ * l2arc_persist_suspend() - at postsuspend: write the changed log blocks
+ * and mark the cache device clean
+ * @lc: the device, its feed stopped and no I/O in flight
+ *
+ * A degraded device, or one whose log cannot be written, stays "in use":
+ * the next load starts empty.
+ *
+ * Context: process context, may sleep.
+ */
+void l2arc_persist_suspend(struct l2arc_c *lc)
+{
+	int r;
+
+	if (!lc->cache || !lc->l2_persist || !lc->l2_loaded)
+		return;
+	mutex_lock(&lc->feed_mutex);
+	if (READ_ONCE(lc->l2_failed)) {
+		mutex_unlock(&lc->feed_mutex);
+		return;
+	}
+	r = l2arc_log_write_dirty(lc);
+	if (!r)
+		r = l2arc_dh_write(lc, L2ARC_DH_CLEAN);
+	if (r)
+		DMERR("%s: cannot write the cache device's log (%d): it starts empty next time",
+		      lc->name, r);
+	mutex_unlock(&lc->feed_mutex);
+}
