@@ -14,7 +14,8 @@
 # blocks, arc_max 4 MiB, feeds by message (read in 2 MiB chunks, one
 # l2arc_feed after each), read-ahead off: the whole set, 6144 blocks, is
 # on L2 in slots 0..6143, described by log blocks 0..24.
-#  1. remove and create again: l2_rebuild_success 1, l2_rebuild_bufs
+#  1. remove, rmmod and insmod (as a reboot would, but for the RAM disks),
+#     create again: l2_rebuild_success 1, l2_rebuild_bufs
 #     6144, l2_rebuild_log_blks 25, l2_size 24 MiB; a pass reads nothing
 #     from the origin (its sectors-read count unchanged), 6144 l2_hits,
 #     and the data of the origin.
@@ -45,7 +46,9 @@
 load_module
 P=/sys/module/dm_l2arc/parameters
 min0=$(cat $P/l2arc_rebuild_blocks_min_l2size)
-add_cleanup eval "echo $min0 >$P/l2arc_rebuild_blocks_min_l2size"
+# (a no-op once the module is gone: step 1 loads it again, and that
+# load's unloading cleanup runs first)
+add_cleanup eval "[[ ! -e $P/l2arc_rebuild_blocks_min_l2size ]] || echo $min0 >$P/l2arc_rebuild_blocks_min_l2size"
 assert_eq "l2arc_rebuild_blocks_min_l2size default" $((1 << 30)) "$min0"
 assert_eq "l2arc_rebuild_enabled default" 1 "$(cat $P/l2arc_rebuild_enabled)"
 echo 0 >$P/l2arc_rebuild_blocks_min_l2size
@@ -113,8 +116,11 @@ assert_eq "l2_size after the warm pass" $((set_mib << 20)) "$(st p l2_size)"
 (($(st p l2_log_blk_writes) >= 25)) || die "fewer than 25 log block writes"
 assert_eq "status: L2 blocks used/total" "$blocks/8158" "$(dmsetup status p | awk '{ print $16 }')"
 
-# ---- 1. remove, create
+# ---- 1. remove, unload the module (nothing kept in RAM), load, create
 remove p
+unload_module
+load_module
+echo 0 >$P/l2arc_rebuild_blocks_min_l2size
 create p "$(table $O /dev/ram1)"
 show p "1. created again"
 expect_rows "$(proc_of p)" l2_rebuild_success=1 l2_rebuild_bufs=$blocks \
