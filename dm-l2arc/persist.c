@@ -609,17 +609,18 @@ empty:
 	l2arc_start_empty(lc);
 }
 
-/* No metadata on this device: void a header left at sector 0. */
+/*
+ * No metadata on this device: void a header an earlier table may have
+ * left at sector 0, blindly (slot 0 holds nothing yet, and a read could
+ * wait on a slow device), so that an old log never outlives the writes
+ * this table does not record.  feed_mutex held.
+ */
 static void l2arc_dh_void(struct l2arc_c *lc)
 {
-	struct l2arc_dev_hdr *dh = lc->l2_meta_buf;
-
-	if (l2arc_meta_io(lc, REQ_OP_READ, 0, 1, dh) ||
-	    le64_to_cpu(dh->magic) != L2ARC_DH_MAGIC)
-		return;
-	memset(dh, 0, L2ARC_META_UNIT);
-	if (l2arc_meta_io(lc, REQ_OP_WRITE | REQ_SYNC | REQ_FUA, 0, 1, dh))
-		DMERR("%s: cannot void the old L2ARC header at sector 0",
+	memset(lc->l2_meta_buf, 0, L2ARC_META_UNIT);
+	if (l2arc_meta_io(lc, REQ_OP_WRITE | REQ_SYNC | REQ_FUA, 0, 1,
+			  lc->l2_meta_buf))
+		DMERR("%s: cannot clear sector 0 of the cache device",
 		      lc->name);
 }
 
