@@ -26,8 +26,13 @@ load_module
 mk_brd 2 64
 len=$(sectors /dev/ram0)
 dd if=/dev/urandom of=/dev/ram0 bs=1M count=64 oflag=direct status=none
-dm_create l2rc "0 $len delay /dev/ram1 0 0 /dev/ram1 0 $HOLD_MS"
+# the hold starts after l2r's first resume, which writes sector 0 of its
+# cache device (Documentation, "Persistence")
+dm_create l2rc "0 $len delay /dev/ram1 0 0 /dev/ram1 0 0"
 dm_create l2r "0 $len l2arc /dev/ram0 /dev/mapper/l2rc 8 6 arc_max 65536 prefetch_disable 1 l2arc_feed_secs 3600"
+dmsetup reload l2rc --table "0 $len delay /dev/ram1 0 0 /dev/ram1 0 $HOLD_MS"
+dmsetup suspend l2rc
+dmsetup resume l2rc
 dev=/dev/mapper/l2r
 proc=/proc/dm-l2arc/dm-$(dmsetup info -c --noheadings -o minor l2r | tr -d ' ')/arcstats
 st() { arcstats_row "$proc" "$1"; }
