@@ -433,6 +433,8 @@ struct l2arc_pool {
  * @l2_io: dm-io client of the metadata reads and writes
  * @l2_meta_buf: %L2ARC_META_IO_BYTES of vmalloc'ed buffer for them; used
  *               under @feed_mutex
+ * @owner_token: random, nonzero: this table's claim on its origin
+ *               (l2arc_origin_claim())
  *
  * @dwpd_tokens and @dwpd_at are changed by feeds only (@feed_mutex); the
  * buckets under @arc.lock.
@@ -516,6 +518,7 @@ struct l2arc_c {
 	bool l2_loaded;
 	struct dm_io_client *l2_io;
 	void *l2_meta_buf;
+	u64 owner_token;
 };
 
 /* Slots one log block describes (persist.c). */
@@ -723,6 +726,8 @@ int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error);
 void l2arc_persist_exit(struct l2arc_c *lc);
 void l2arc_persist_resume(struct l2arc_c *lc);
 void l2arc_persist_suspend(struct l2arc_c *lc);
+void l2arc_origin_claim(struct l2arc_c *lc);
+void l2arc_persist_module_exit(void);
 int l2arc_log_write_dirty(struct l2arc_c *lc);
 
 /* stats.c */

@@ -48,6 +48,12 @@
  * line.  This costs nothing per write, and loses the L2ARC after an
  * unclean stop.
  *
+ * A table over the same origin without this cache device (a reload to
+ * cache device "-" or another one) can write to the origin too: every
+ * table claims its origin at each resume (struct l2arc_owner), the header
+ * carries its table's token, and a rebuild needs the header's token to be
+ * the origin's last claim since the module was loaded.
+ *
  * A rebuild needs a header with the magic, version 1 (else
  * l2_rebuild_unsupported), a good crc32c and the same block size, device
  * size, target length, origin size and origin device number (else
@@ -116,6 +122,8 @@
  * @origin_dev: the origin's device number (new_encode_dev())
  * @hand: the write hand, a slot
  * @laps: times the hand went round
+ * @owner: the token of the table that wrote the header (see
+ *         l2arc_origin_claim())
  */
 struct l2arc_dev_hdr {
 	__le64 magic;
@@ -133,6 +141,7 @@ struct l2arc_dev_hdr {
 	__le64 origin_dev;
 	__le64 hand;
 	__le64 laps;
+	__le64 owner;
 } __packed;
 
 /**
@@ -170,6 +179,94 @@ static_assert(sizeof(struct l2arc_dev_hdr) <= L2ARC_META_UNIT);
 
 /* Log blocks filled per hold of arc.lock (about L2ARC_LOCK_BATCH slots) */
 #define L2ARC_LOG_FILL_BATCH	16
+
+/**
+ * struct l2arc_owner - the last table that used an origin
+ * @node: link in l2arc_owners
+ * @origin: the origin's device number
+ * @token: that table's &l2arc_c.owner_token
+ *
+ * A table over the origin without this cache device (its cache device
+ * "-", another one, or one without metadata) can write to the origin, and
+ * a log left clean before cannot know.  Every table claims its origin at
+ * each resume, and a table with metadata also when it writes its header
+ * clean; a rebuild needs the header's owner to be the origin's last
+ * claimant.  Kept until the module is unloaded; after a reboot (or
+ * rmmod) there is no claimant and the header is trusted.
+ */
+struct l2arc_owner {
+	struct list_head node;
+	dev_t origin;
+	u64 token;
+};
+
+static LIST_HEAD(l2arc_owners);
+static DEFINE_MUTEX(l2arc_owners_mutex);	/* protects l2arc_owners */
+
+/* The origin's entry, or NULL; l2arc_owners_mutex held. */
+static struct l2arc_owner *l2arc_owner_find(dev_t origin)
+{
+	struct l2arc_owner *o;
+
+	list_for_each_entry(o, &l2arc_owners, node)
+		if (o->origin == origin)
+			return o;
+	return NULL;
+}
+
+/* Did a table other than the one that wrote @token use the origin since? */
+static bool l2arc_origin_moved(struct l2arc_c *lc, u64 token)
+{
+	struct l2arc_owner *o;
+	bool moved;
+
+	mutex_lock(&l2arc_owners_mutex);
+	o = l2arc_owner_find(lc->origin->bdev->bd_dev);
+	moved = o && o->token != token;
+	mutex_unlock(&l2arc_owners_mutex);
+	return moved;
+}
+
+/**
+ * l2arc_origin_claim() - this table is the origin's user now
+ * @lc: the device
+ *
+ * Called at every resume of every table (before it takes I/O), and when a
+ * table writes its cache device's header clean.  A lost claim would let a
+ * later rebuild trust its header, so the entry (32 bytes, once per
+ * origin) is allocated with __GFP_NOFAIL.
+ *
+ * Context: process context, may sleep.
+ */
+void l2arc_origin_claim(struct l2arc_c *lc)
+{
+	dev_t origin = lc->origin->bdev->bd_dev;
+	struct l2arc_owner *o;
+
+	mutex_lock(&l2arc_owners_mutex);
+	o = l2arc_owner_find(origin);
+	if (!o) {
+		o = kzalloc(sizeof(*o), GFP_KERNEL | __GFP_NOFAIL);
+		o->origin = origin;
+		list_add(&o->node, &l2arc_owners);
+	}
+	o->token = lc->owner_token;
+	mutex_unlock(&l2arc_owners_mutex);
+}
+
+/**
+ * l2arc_persist_module_exit() - forget every origin's claimant, at module
+ * unload
+ */
+void l2arc_persist_module_exit(void)
+{
+	struct l2arc_owner *o, *n;
+
+	list_for_each_entry_safe(o, n, &l2arc_owners, node) {
+		list_del(&o->node);
+		kfree(o);
+	}
+}
 
 /* crc32c of a 4 KiB unit whose checksum field (at @off) reads as zero */
 static u32 l2arc_meta_cksum(void *unit, size_t off)
@@ -299,6 +396,7 @@ static int l2arc_dh_write(struct l2arc_c *lc, u32 state)
 	dh->hand = cpu_to_le64(lc->l2_hand);
 	dh->laps = cpu_to_le64(lc->l2_laps);
 	spin_unlock_bh(&lc->arc.lock);
+	dh->owner = cpu_to_le64(lc->owner_token);
 	c = l2arc_meta_cksum(dh, offsetof(struct l2arc_dev_hdr, cksum));
 	dh->cksum = cpu_to_le32(c);
 	return l2arc_meta_io(lc, REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH |
@@ -498,6 +596,10 @@ static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh)
 		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
 		return "another origin (device number or size) or target length";
 	}
+	if (l2arc_origin_moved(lc, le64_to_cpu(dh->owner))) {
+		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
+		return "another table used the origin since this log was written";
+	}
 	if (le32_to_cpu(dh->state) != L2ARC_DH_CLEAN) {
 		st[L2ARC_STAT_L2_REBUILD_UNCLEAN]++;
 		return "not shut down cleanly (in use at a crash)";
@@ -629,8 +731,10 @@ static void l2arc_dh_void(struct l2arc_c *lc)
  * mark the cache device in use
  * @lc: the device
  *
- * A header that cannot be written "in use" drops the cache device
- * ("degraded"): its log could otherwise outlive writes it does not know.
+ * Every table claims its origin here (l2arc_origin_claim()), after its
+ * rebuild.  A header that cannot be written "in use" drops the cache
+ * device ("degraded"); the claim makes later loads in this boot start
+ * empty, since the header on the device still says clean.
  *
  * Context: process context, may sleep; no I/O reaches the target yet.
  */
@@ -638,8 +742,10 @@ void l2arc_persist_resume(struct l2arc_c *lc)
 {
 	int r;
 
-	if (!lc->cache)
+	if (!lc->cache) {
+		l2arc_origin_claim(lc);
 		return;
+	}
 	mutex_lock(&lc->feed_mutex);
 	if (!lc->l2_loaded) {
 		if (lc->l2_persist)
@@ -648,6 +754,7 @@ void l2arc_persist_resume(struct l2arc_c *lc)
 			l2arc_dh_void(lc);
 		lc->l2_loaded = true;
 	}
+	l2arc_origin_claim(lc);
 	if (lc->l2_persist && !READ_ONCE(lc->l2_failed)) {
 		lc->l2_generation++;
 		r = l2arc_dh_write(lc, L2ARC_DH_IN_USE);
@@ -686,6 +793,8 @@ void l2arc_persist_suspend(struct l2arc_c *lc)
 	r = l2arc_log_write_dirty(lc);
 	if (!r)
 		r = l2arc_dh_write(lc, L2ARC_DH_CLEAN);
+	if (!r)
+		l2arc_origin_claim(lc);
 	if (r)
 		DMERR("%s: cannot write the cache device's log (%d): it starts empty next time",
 		      lc->name, r);

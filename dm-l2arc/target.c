@@ -50,6 +50,7 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
@@ -314,6 +315,7 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	else
 		strscpy(lc->name, dm_disk(md)->disk_name, sizeof(lc->name));
 	lc->crtime = ktime_get_ns();
+	lc->owner_token = get_random_u64() | 1;
 
 	r = l2arc_parse_table(&lc->table, argc, argv, &ti->error);
 	if (r)
@@ -767,6 +769,7 @@ bad_stats:
 static void __exit dm_l2arc_exit(void)
 {
 	dm_unregister_target(&l2arc_target);
+	l2arc_persist_module_exit();
 	l2arc_stats_exit();
 	arc_module_exit();
 }

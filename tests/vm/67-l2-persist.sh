@@ -90,13 +90,7 @@ remove() {
 	dm_remove "$1"
 }
 add_cleanup eval "dmsetup remove q 2>/dev/null; dmsetup remove p 2>/dev/null; true"
-warm() {	# warm NAME: the set read in 2 MiB chunks, a feed after each
-	local i
-	for i in $(seq 0 2 $((set_mib - 1))); do
-		dd if="/dev/mapper/$1" of=/dev/null bs=1M skip="$i" count=2 iflag=direct status=none
-		dmsetup message "$1" 0 l2arc_feed
-	done
-}
+warm() { warm_by_feeds "$1" $set_mib; }
 starts_empty() {	# starts_empty NAME TABLE ROW LOG STEP: ROW 1, l2_size 0
 	dmesg -C
 	create "$1" "$2"

@@ -20,6 +20,7 @@
 #   sectors DEV                 size of DEV in 512-byte sectors
 #   arcstats_row FILE ROW       one row's value from an arcstats file
 #   expect_rows FILE ROW=VAL... assert rows of an arcstats file
+#   warm_by_feeds NAME MiB      read a set in 2 MiB chunks, l2arc_feed after each
 #   HOLD_MS                     a dm-delay read delay (ms) long enough to
 #                               outlast any few commands on any kernel: a
 #                               read held until release_held ends the hold
@@ -96,6 +97,17 @@ arcstats_row() {
 # <l2_evict_missed>" (fields 23 to 27; Documentation, "Status")
 status_feed() {
 	dmsetup status "$1" | awk '$3 == "l2arc" { print $23, $24, $25, $26, $27 }'
+}
+
+# warm_by_feeds NAME MiB: read the first MiB of /dev/mapper/NAME in 2 MiB
+# chunks, an l2arc_feed message after each (a whole set onto L2 behind a
+# small ARC, feeds by message only)
+warm_by_feeds() {
+	local i
+	for i in $(seq 0 2 $(($2 - 1))); do
+		dd if="/dev/mapper/$1" of=/dev/null bs=1M skip="$i" count=2 iflag=direct status=none
+		dmsetup message "$1" 0 l2arc_feed
+	done
 }
 
 # expect_rows FILE ROW=VAL...: each ROW of the arcstats FILE equals VAL
