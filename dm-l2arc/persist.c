@@ -82,6 +82,7 @@
 #include <linux/ioprio.h>
 #include <linux/kdev_t.h>
 #include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
@@ -748,10 +749,17 @@ void l2arc_persist_resume(struct l2arc_c *lc)
 	}
 	mutex_lock(&lc->feed_mutex);
 	if (!lc->l2_loaded) {
+		/*
+		 * The device is suspended: reclaim must not write through
+		 * it (swap or dirty pages on it) while the rebuild allocates
+		 */
+		unsigned int noio = memalloc_noio_save();
+
 		if (lc->l2_persist)
 			l2arc_rebuild(lc);
 		else
 			l2arc_dh_void(lc);
+		memalloc_noio_restore(noio);
 		lc->l2_loaded = true;
 	}
 	l2arc_origin_claim(lc);
