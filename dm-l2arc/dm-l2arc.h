@@ -722,6 +722,8 @@ int l2arc_l2_init(struct l2arc_c *lc, char **error);
 void l2arc_l2_exit(struct l2arc_c *lc);
 
 /* persist.c */
+u64 l2arc_meta_layout(u64 dev_blocks, u32 block_sectors, u64 min_bytes,
+		      u64 *meta_blocks);
 int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error);
 void l2arc_persist_exit(struct l2arc_c *lc);
 void l2arc_persist_resume(struct l2arc_c *lc);

@@ -309,6 +309,35 @@ static int l2arc_meta_io(struct l2arc_c *lc, blk_opf_t opf, u64 unit,
 }
 
 /**
+ * l2arc_meta_layout() - where the slots of a cache device start
+ * @dev_blocks: the device's size, in cache blocks (>= 16)
+ * @block_sectors: the cache block size, in sectors (8..2048)
+ * @min_bytes: l2arc_rebuild_blocks_min_l2size, bytes
+ * @meta_blocks: set to the cache blocks before slot 0: the header and
+ *               ceil(@dev_blocks / 254) log blocks of 4 KiB, rounded up
+ *               to whole cache blocks; 0 for a device below @min_bytes or
+ *               one that cannot also hold 16 slots (no metadata)
+ *
+ * Context: any.
+ * Return: the slot count, @dev_blocks - *@meta_blocks.
+ */
+u64 l2arc_meta_layout(u64 dev_blocks, u32 block_sectors, u64 min_bytes,
+		      u64 *meta_blocks)
+{
+	u64 block_bytes = (u64)block_sectors << SECTOR_SHIFT;
+	u64 meta = DIV_ROUND_UP((1 + DIV_ROUND_UP(dev_blocks,
+						  L2ARC_LOG_ENTRIES)) *
+				L2ARC_META_UNIT, block_bytes);
+
+	*meta_blocks = 0;
+	if (dev_blocks * block_bytes < min_bytes ||
+	    dev_blocks < meta + L2ARC_CACHE_MIN_BLOCKS)
+		return dev_blocks;
+	*meta_blocks = meta;
+	return dev_blocks - meta;
+}
+
+/**
  * l2arc_persist_init() - lay out the cache device, in the ctr
  * @lc: the device, its cache device open
  * @dev_blocks: the cache device's size, cache blocks, >= 16
@@ -322,21 +351,16 @@ static int l2arc_meta_io(struct l2arc_c *lc, blk_opf_t opf, u64 unit,
  */
 int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error)
 {
-	u64 block_bytes = (u64)lc->block_sectors << SECTOR_SHIFT;
-	u64 meta_blocks;
 	size_t buf_bytes = L2ARC_META_UNIT;
+	u64 meta_blocks;
+	u64 min_bytes = l2arc_param(L2ARC_P_REBUILD_MIN_L2SIZE);
 
 	lc->l2_dev_blocks = dev_blocks;
-	lc->l2_nr_slots = dev_blocks;
-	meta_blocks = DIV_ROUND_UP((1 + DIV_ROUND_UP(dev_blocks,
-						     L2ARC_LOG_ENTRIES)) *
-				   L2ARC_META_UNIT, block_bytes);
-	if (dev_blocks * block_bytes >=
-	    l2arc_param(L2ARC_P_REBUILD_MIN_L2SIZE) &&
-	    dev_blocks >= meta_blocks + L2ARC_CACHE_MIN_BLOCKS) {
+	lc->l2_nr_slots = l2arc_meta_layout(dev_blocks, lc->block_sectors,
+					    min_bytes, &meta_blocks);
+	if (meta_blocks) {
 		lc->l2_persist = true;
 		lc->l2_meta_blocks = meta_blocks;
-		lc->l2_nr_slots = dev_blocks - meta_blocks;
 		lc->l2_log_nr = DIV_ROUND_UP(lc->l2_nr_slots,
 					     L2ARC_LOG_ENTRIES);
 		buf_bytes = L2ARC_META_IO_BYTES;
