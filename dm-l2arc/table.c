@@ -142,6 +142,22 @@ static int parse_tunable(struct l2arc_table *t, const char *key,
 	return 0;
 }
 
+/* A 0/1 feature, at most once: @dup and @bad are its two rejections. */
+static int parse_bool_feature(const char *val, bool *v, bool *set,
+			      char *dup, char *bad, char **error)
+{
+	if (*set) {
+		*error = dup;
+		return -EINVAL;
+	}
+	*set = true;
+	if (parse_bool(val, v)) {
+		*error = bad;
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int parse_feature(struct l2arc_table *t, const char *key,
 			 const char *val, char **error)
 {
@@ -153,30 +169,16 @@ static int parse_feature(struct l2arc_table *t, const char *key,
 		t->arc_max_set = true;
 		return parse_arc_max(t, val, error);
 	}
-	if (!strcmp(key, "prefetch_disable")) {
-		if (t->prefetch_disable_set) {
-			*error = "Duplicate feature prefetch_disable";
-			return -EINVAL;
-		}
-		t->prefetch_disable_set = true;
-		if (parse_bool(val, &t->prefetch_disable)) {
-			*error = "prefetch_disable must be 0 or 1";
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (!strcmp(key, "l2arc_rebuild")) {
-		if (t->rebuild_set) {
-			*error = "Duplicate feature l2arc_rebuild";
-			return -EINVAL;
-		}
-		t->rebuild_set = true;
-		if (parse_bool(val, &t->rebuild)) {
-			*error = "l2arc_rebuild must be 0 or 1";
-			return -EINVAL;
-		}
-		return 0;
-	}
+	if (!strcmp(key, "prefetch_disable"))
+		return parse_bool_feature(val, &t->prefetch_disable,
+					  &t->prefetch_disable_set,
+					  "Duplicate feature prefetch_disable",
+					  "prefetch_disable must be 0 or 1",
+					  error);
+	if (!strcmp(key, "l2arc_rebuild"))
+		return parse_bool_feature(val, &t->rebuild, &t->rebuild_set,
+					  "Duplicate feature l2arc_rebuild",
+					  "l2arc_rebuild must be 0 or 1", error);
 	return parse_tunable(t, key, val, error);
 }
 
