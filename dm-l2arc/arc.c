@@ -19,8 +19,11 @@
  * resident	a header in T1 or T2: the target may hang data on it.
  * ghost	a header in B1 or B2: the paper's history, no data.
  * L2-only	a header the paper's rules dropped from B1/B2 (or from T1 in
- *		case IV) while it had a valid copy on the cache device
- *		(ARC_F_L2): still hashed, on no list of the paper.
+ *		case IV) while it had a copy on the cache device being
+ *		written (ARC_F_L2_WRITING) or while it was pinned: still
+ *		hashed, on no list of the paper.  An unpinned header with a
+ *		valid copy (ARC_F_L2) is given to the target's own index
+ *		instead (arc_ops.l2_compact) and freed.
  * dead		a header out of the directory (unhashed) but still pinned.
  *
  * Lists (LRU at the head, MRU at the tail of each list_head)
@@ -75,9 +78,14 @@
  * A spare (ARC_NONE) belongs to the caller until arc_access() consumes it;
  * then it is hashed and on T1.  It moves between T1, T2, B1 and B2 by the
  * paper's rules.  When the rules drop it (B1/B2 LRU delete, case IV's T1
- * delete, a shrink) it goes to L2-only if ARC_F_L2 or ARC_F_L2_WRITING is
- * set, else leaves the directory; arc_invalidate() and arc_hdr_clear_l2() on an L2-only header
- * make it leave too.  Leaving means: unhashed, then freed at once if
+ * delete, a shrink) with ARC_F_L2, unpinned and not being written, the
+ * target may take its copy into its own index (arc_ops.l2_compact): it then
+ * leaves the directory; else it goes to L2-only if ARC_F_L2 or
+ * ARC_F_L2_WRITING is set, else leaves the directory.  An L2-only header
+ * whose last pin goes is offered to the target in the same way;
+ * arc_invalidate() and arc_hdr_clear_l2() on an L2-only header make it
+ * leave.  A new header is offered the target's copy of its block
+ * (arc_ops.l2_claim) when it is hashed.  Leaving means: unhashed, then freed at once if
  * unpinned, else put on the dead list with state ARC_DEAD and freed by the
  * last arc_hdr_unpin().  A pin keeps the header's memory, not its place: a
  * pinned header still moves between lists, and loses its data through
@@ -287,12 +295,31 @@ static void arc_leave(struct arc *arc, struct arc_hdr *hdr)
 }
 
 /*
- * The paper's rules delete @hdr (taken off its list, no data): keep it as
- * L2-only if the cache device holds its block (or is being given it),
- * else it leaves.
+ * Give @hdr (on no list, no data) to the target's index if it has a valid
+ * copy on the cache device, no copy being written and no pin, and the
+ * target takes it: %ARC_F_L2 goes without &arc_ops.l2_drop (the copy
+ * stays valid, the target knows it) and @hdr leaves.  Returns true if so.
+ */
+static bool arc_compact(struct arc *arc, struct arc_hdr *hdr)
+{
+	if ((hdr->flags & (ARC_F_L2 | ARC_F_L2_WRITING)) != ARC_F_L2 ||
+	    hdr->pins || !arc->ops->l2_compact ||
+	    !arc->ops->l2_compact(arc, hdr))
+		return false;
+	hdr->flags &= ~ARC_F_L2;
+	arc_leave(arc, hdr);
+	return true;
+}
+
+/*
+ * The paper's rules delete @hdr (taken off its list, no data): give it to
+ * the target's index (arc_compact()), or keep it as L2-only if the cache
+ * device holds its block (or is being given it), else it leaves.
  */
 static void arc_drop(struct arc *arc, struct arc_hdr *hdr)
 {
+	if (arc_compact(arc, hdr))
+		return;
 	if (hdr->flags & (ARC_F_L2 | ARC_F_L2_WRITING))
 		arc_list_add(arc, hdr, ARC_L2ONLY);
 	else
@@ -490,7 +517,9 @@ static int arc_ghost_hit(struct arc *arc, struct arc_hdr *hdr, bool prefetch)
  *  - case III (ghost hit in B2): p = max(0, p - max(|B1|/|B2|, 1)), REPLACE
  *    (with the tie rule), move to the MRU end of T2;
  *  - case IV (miss, or an L2-only header): make room, insert at the MRU end
- *    of T1.
+ *    of T1.  A new header is first offered the target's L2 copy of the
+ *    block (&arc_ops.l2_claim); if the target gives it one, it has
+ *    %ARC_F_L2 as an L2-only header would.
  *
  * Prefetch accesses: a miss inserts at T1's MRU end with %ARC_F_PREFETCH; a
  * resident block is left as it is; a ghost comes back to T1's MRU end as a
@@ -550,47 +579,11 @@ int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
 	if (r)
 		return r;
 	*spare = NULL;
+	if (arc->ops->l2_claim && arc->ops->l2_claim(arc, hdr))
+		hdr->flags |= ARC_F_L2;
 	arc_enter_t1(arc, hdr, prefetch);
 	*hdrp = hdr;
 	return ARC_MISS;
-}
-
-/**
- * arc_insert_l2only() - add a block known only to be on the cache device.
- * @arc: the directory.
- * @hdr: a spare header from arc_hdr_alloc() (state %ARC_NONE).
- * @oblock: the block.
- *
- * For the L2ARC's rebuild at table load: @hdr becomes an L2-only header
- * with %ARC_F_L2, at the MRU end of the L2-only list, outside the paper's
- * lists (T1, T2, B1, B2 and p, c are unchanged).  The target then sets its
- * slot and flags.
- *
- * Context: @arc->lock held, BHs or preemption disabled, IRQs enabled (see
- * arc.h).  Does not sleep.
- * Return: 0; -EEXIST if @oblock is in the directory already, or another
- * error of rhashtable_lookup_insert_fast(); on error @hdr is still the
- * caller's, in state %ARC_NONE.
- */
-int arc_insert_l2only(struct arc *arc, struct arc_hdr *hdr, oblock_t oblock)
-{
-	int r;
-
-	lockdep_assert_held(&arc->lock);
-	if (WARN_ON(hdr->state != ARC_NONE))
-		return -EINVAL;
-	hdr->oblock = oblock;
-	hdr->data = NULL;
-	hdr->flags = ARC_F_L2;
-	hdr->pins = 0;
-	r = rhashtable_lookup_insert_fast(&arc->table, &hdr->node,
-					  arc_rht_params);
-	if (r) {
-		hdr->flags = 0;
-		return r;
-	}
-	arc_list_add(arc, hdr, ARC_L2ONLY);
-	return 0;
 }
 
 /**
@@ -707,20 +700,36 @@ void arc_hdr_pin(struct arc *arc, struct arc_hdr *hdr)
  * @arc: the directory.
  * @hdr: a pinned header.
  *
- * Frees @hdr if it was the last pin of a dead header; the caller must not
- * use @hdr after this call unless it holds another pin.
+ * Frees @hdr if it was the last pin of a dead header, or the last pin of an
+ * L2-only header that the target then takes into its index
+ * (&arc_ops.l2_compact); the caller must not use @hdr after this call
+ * unless it holds another pin or the call returned true.
  *
  * Context: @arc->lock held.
+ * Return: true if @hdr is still in the directory (hashed), false if it was
+ * freed or is dead.
  */
-void arc_hdr_unpin(struct arc *arc, struct arc_hdr *hdr)
+bool arc_hdr_unpin(struct arc *arc, struct arc_hdr *hdr)
 {
 	lockdep_assert_held(&arc->lock);
 	if (WARN_ON(!hdr->pins))
-		return;
-	if (--hdr->pins || hdr->state != ARC_DEAD)
-		return;
+		return hdr->state != ARC_DEAD;
+	if (--hdr->pins)
+		return hdr->state != ARC_DEAD;
+	if (hdr->state == ARC_L2ONLY &&
+	    (hdr->flags & (ARC_F_L2 | ARC_F_L2_WRITING)) == ARC_F_L2 &&
+	    arc->ops->l2_compact) {
+		arc_list_del(arc, hdr);
+		if (arc_compact(arc, hdr))
+			return false;
+		arc_list_add(arc, hdr, ARC_L2ONLY);
+		return true;
+	}
+	if (hdr->state != ARC_DEAD)
+		return true;
 	arc_list_del(arc, hdr);
 	kmem_cache_free(arc_hdr_cache, hdr);
+	return false;
 }
 
 /**

@@ -70,9 +70,10 @@ static inline u64 from_oblock(oblock_t b)
  * @ARC_MRU_GHOST: ghost in B1 (evicted from T1; no data).
  * @ARC_MFU_GHOST: ghost in B2 (evicted from T2; no data).
  * @ARC_L2ONLY: dropped from the four lists but still hashed because its
- *	block has a valid copy on the cache device (%ARC_F_L2) or one being
- *	written there (%ARC_F_L2_WRITING); no data, and counted toward no
- *	limit of the paper.
+ *	block has a copy being written to the cache device
+ *	(%ARC_F_L2_WRITING), or a valid copy (%ARC_F_L2) while the header is
+ *	pinned or the target has no index of its own (&arc_ops.l2_compact);
+ *	no data, and counted toward no limit of the paper.
  * @ARC_DEAD: out of the directory (unhashed) while pinned; freed by the last
  *	arc_hdr_unpin().
  */
@@ -188,11 +189,25 @@ enum arc_evict_reason {
  *	arc_invalidate() or arc_hdr_clear_l2(), which may free @hdr right
  *	after: the target forgets its references to @hdr's cache device copy.
  *	Same rules as @evict_data.
+ * @l2_compact: optional; @hdr, on no list, unpinned, with %ARC_F_L2 and
+ *	without %ARC_F_L2_WRITING, would become an L2-only header (the
+ *	paper's rules dropped it, or an L2-only header lost its last pin).
+ *	Return true if the target keeps the copy in an index of its own: the
+ *	directory then clears %ARC_F_L2 without calling @l2_drop and frees
+ *	@hdr.  Return false to keep @hdr as an L2-only header.  Same rules
+ *	as @evict_data (no call back into the directory at all).
+ * @l2_claim: optional; @hdr was just hashed for a miss (state %ARC_NONE,
+ *	flags 0): return true if the target gives it the cache device copy
+ *	of @hdr->oblock that its index holds (the target sets @hdr->l2_slot
+ *	and its own flags); the directory then sets %ARC_F_L2.  Same rules
+ *	as @l2_compact.
  */
 struct arc_ops {
 	void (*evict_data)(struct arc *arc, struct arc_hdr *hdr, void *data,
 			   enum arc_evict_reason why);
 	void (*l2_drop)(struct arc *arc, struct arc_hdr *hdr);
+	bool (*l2_compact)(struct arc *arc, struct arc_hdr *hdr);
+	bool (*l2_claim)(struct arc *arc, struct arc_hdr *hdr);
 };
 
 /**
@@ -259,13 +274,12 @@ u64 arc_table_bytes(struct arc *arc);
 struct arc_hdr *arc_lookup(struct arc *arc, oblock_t oblock);
 int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
 	       struct arc_hdr **spare, struct arc_hdr **hdrp);
-int arc_insert_l2only(struct arc *arc, struct arc_hdr *hdr, oblock_t oblock);
 void arc_invalidate(struct arc *arc, struct arc_hdr *hdr);
 void arc_set_c(struct arc *arc, u64 c);
 
 void arc_hdr_set_data(struct arc *arc, struct arc_hdr *hdr, void *data);
 void arc_hdr_pin(struct arc *arc, struct arc_hdr *hdr);
-void arc_hdr_unpin(struct arc *arc, struct arc_hdr *hdr);
+bool arc_hdr_unpin(struct arc *arc, struct arc_hdr *hdr);
 void arc_hdr_set_l2(struct arc *arc, struct arc_hdr *hdr);
 void arc_hdr_clear_l2(struct arc *arc, struct arc_hdr *hdr);
 

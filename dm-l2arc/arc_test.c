@@ -30,6 +30,12 @@
  * @why: evict_data calls by &enum arc_evict_reason.
  * @keep: evict_data sets %ARC_F_L2_WRITING and pins the header (as the
  *	target's hand-off to its feed does).
+ * @ix_oblock: with arc_test_index_ops, the target's index of L2-only
+ *	blocks: block numbers, @ix_nr of them, ...
+ * @ix_slot: ... and their slots.
+ * @ix_nr: entries in the index.
+ * @compacts: calls of l2_compact.
+ * @claims: calls of l2_claim that gave a header a copy.
  */
 struct arc_test_ctx {
 	struct arc arc;
@@ -40,6 +46,11 @@ struct arc_test_ctx {
 	u64 l2_drops;
 	u64 why[ARC_EVICT_EXIT + 1];
 	bool keep;
+	u64 ix_oblock[8];
+	u32 ix_slot[8];
+	unsigned int ix_nr;
+	u64 compacts;
+	u64 claims;
 };
 
 /* The data the tests hang on a block: never dereferenced. */
@@ -76,15 +87,61 @@ static const struct arc_ops arc_test_ops = {
 	.l2_drop = arc_test_l2_drop,
 };
 
-static struct arc_test_ctx *arc_test_new(struct kunit *test, u64 c)
+/* l2_compact: the header's block and slot go to the test's index. */
+static bool arc_test_l2_compact(struct arc *arc, struct arc_hdr *hdr)
+{
+	struct arc_test_ctx *ctx = container_of(arc, struct arc_test_ctx, arc);
+
+	if (ctx->ix_nr == ARRAY_SIZE(ctx->ix_oblock))
+		return false;
+	ctx->ix_oblock[ctx->ix_nr] = from_oblock(hdr->oblock);
+	ctx->ix_slot[ctx->ix_nr++] = hdr->l2_slot;
+	ctx->compacts++;
+	return true;
+}
+
+/* l2_claim: a new header takes its block's entry out of the index. */
+static bool arc_test_l2_claim(struct arc *arc, struct arc_hdr *hdr)
+{
+	struct arc_test_ctx *ctx = container_of(arc, struct arc_test_ctx, arc);
+	unsigned int i;
+
+	for (i = 0; i < ctx->ix_nr; i++) {
+		if (ctx->ix_oblock[i] != from_oblock(hdr->oblock))
+			continue;
+		hdr->l2_slot = ctx->ix_slot[i];
+		ctx->ix_nr--;
+		ctx->ix_oblock[i] = ctx->ix_oblock[ctx->ix_nr];
+		ctx->ix_slot[i] = ctx->ix_slot[ctx->ix_nr];
+		ctx->claims++;
+		return true;
+	}
+	return false;
+}
+
+/* A target with an index of its own for L2-only blocks, as the L2ARC's. */
+static const struct arc_ops arc_test_index_ops = {
+	.evict_data = arc_test_evict_data,
+	.l2_drop = arc_test_l2_drop,
+	.l2_compact = arc_test_l2_compact,
+	.l2_claim = arc_test_l2_claim,
+};
+
+static struct arc_test_ctx *arc_test_new_ops(struct kunit *test, u64 c,
+					     const struct arc_ops *ops)
 {
 	struct arc_test_ctx *ctx;
 
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	KUNIT_ASSERT_EQ(test, arc_init(&ctx->arc, c, &arc_test_ops, NULL), 0);
+	KUNIT_ASSERT_EQ(test, arc_init(&ctx->arc, c, ops, NULL), 0);
 	test->priv = ctx;
 	return ctx;
+}
+
+static struct arc_test_ctx *arc_test_new(struct kunit *test, u64 c)
+{
+	return arc_test_new_ops(test, c, &arc_test_ops);
 }
 
 static void arc_test_exit(struct kunit *test)
@@ -784,39 +841,80 @@ static void arc_test_l2_writing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->why[ARC_EVICT_EXIT], 0);
 }
 
-/* The rebuild's insert: L2-only, outside the paper's lists; no duplicate */
-static void arc_test_insert_l2only(struct kunit *test)
+/*
+ * A target with its own index: a header the paper's rules drop with a
+ * valid L2 copy goes to the index (freed, l2_drop not called), at once or
+ * at its last unpin, never while its copy is being written; a miss on an
+ * indexed block gets a new header that keeps the copy.  The paper's
+ * lists, p and c are as without an index.
+ */
+static void arc_test_compact_claim(struct kunit *test)
 {
-	struct arc_test_ctx *ctx = arc_test_new(test, 2);
-	struct arc_hdr *a = arc_hdr_alloc(GFP_KERNEL);
-	struct arc_hdr *b = arc_hdr_alloc(GFP_KERNEL);
+	struct arc_test_ctx *ctx = arc_test_new_ops(test, 1,
+						    &arc_test_index_ops);
 	struct arc_hdr *h;
 
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	KUNIT_ASSERT_NOT_NULL(test, b);
+	arc_test_access_hdr(test, 1, 0, &h);
 	spin_lock_bh(&ctx->arc.lock);
-	KUNIT_EXPECT_EQ(test, arc_insert_l2only(&ctx->arc, a, to_oblock(7)), 0);
-	KUNIT_EXPECT_EQ(test, arc_insert_l2only(&ctx->arc, b, to_oblock(7)),
-			-EEXIST);
+	h->l2_slot = 11;
+	arc_hdr_set_l2(&ctx->arc, h);
 	spin_unlock_bh(&ctx->arc.lock);
-	KUNIT_EXPECT_EQ(test, b->state, ARC_NONE);
-	KUNIT_EXPECT_EQ(test, b->flags, 0);
-	arc_hdr_free(b);
-	KUNIT_EXPECT_EQ(test, a->state, ARC_L2ONLY);
-	KUNIT_EXPECT_EQ(test, a->flags, ARC_F_L2);
+	/* case IV deletes T1's LRU: its copy goes to the index */
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 2), ARC_MISS);
 	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
-			   "T1=[] T2=[] B1=[] B2=[] L2=[7]");
-	KUNIT_EXPECT_EQ(test, arc_l2only_writing(&ctx->arc), 0);
+			   "T1=[2] T2=[] B1=[] B2=[]");
+	KUNIT_EXPECT_EQ(test, ctx->compacts, 1);
+	KUNIT_EXPECT_EQ(test, ctx->ix_nr, 1);
+	KUNIT_EXPECT_EQ(test, ctx->ix_oblock[0], 1);
+	KUNIT_EXPECT_EQ(test, ctx->ix_slot[0], 11);
+	KUNIT_EXPECT_EQ(test, ctx->l2_drops, 0);
+	KUNIT_EXPECT_NULL(test, arc_test_lookup(test, 1));
 	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 1);
-	KUNIT_EXPECT_EQ(test, arc_c(&ctx->arc), 2);
-	KUNIT_EXPECT_EQ(test, arc_p_fixed(&ctx->arc), 0);
 
-	/* an access is a miss into T1 that keeps the L2 copy */
-	KUNIT_EXPECT_EQ(test, arc_test_access_hdr(test, 7, 0, &h), ARC_MISS);
-	KUNIT_EXPECT_PTR_EQ(test, h, a);
-	KUNIT_EXPECT_TRUE(test, a->flags & ARC_F_L2);
+	/* a miss on it: a new header in T1 with the copy */
+	KUNIT_EXPECT_EQ(test, arc_test_access_hdr(test, 1, 0, &h), ARC_MISS);
+	KUNIT_EXPECT_EQ(test, ctx->claims, 1);
+	KUNIT_EXPECT_EQ(test, ctx->ix_nr, 0);
+	KUNIT_EXPECT_TRUE(test, h->flags & ARC_F_L2);
+	KUNIT_EXPECT_EQ(test, h->l2_slot, 11);
 	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
-			   "T1=[7] T2=[] B1=[] B2=[]");
+			   "T1=[1] T2=[] B1=[] B2=[]");
+	/* a block the index does not hold gets no copy */
+	KUNIT_EXPECT_NULL(test, arc_test_lookup(test, 2));
+
+	/* pinned when dropped: L2-only until its last pin goes */
+	spin_lock_bh(&ctx->arc.lock);
+	arc_hdr_pin(&ctx->arc, h);
+	arc_hdr_pin(&ctx->arc, h);
+	spin_unlock_bh(&ctx->arc.lock);
+	arc_test_access(test, 3);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[3] T2=[] B1=[] B2=[] L2=[1]");
+	KUNIT_EXPECT_EQ(test, h->state, ARC_L2ONLY);
+	spin_lock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_TRUE(test, arc_hdr_unpin(&ctx->arc, h));
+	KUNIT_EXPECT_EQ(test, h->state, ARC_L2ONLY);
+	KUNIT_EXPECT_FALSE(test, arc_hdr_unpin(&ctx->arc, h));
+	spin_unlock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_EQ(test, ctx->compacts, 2);
+	KUNIT_EXPECT_EQ(test, ctx->ix_nr, 1);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[3] T2=[] B1=[] B2=[]");
+	KUNIT_EXPECT_EQ(test, arc_list_size(&ctx->arc, ARC_LIST_L2ONLY), 0);
+
+	/* a copy being written keeps the header L2-only, unindexed */
+	arc_test_access_hdr(test, 1, 0, &h);
+	KUNIT_EXPECT_EQ(test, ctx->claims, 2);
+	spin_lock_bh(&ctx->arc.lock);
+	h->flags |= ARC_F_L2_WRITING;
+	spin_unlock_bh(&ctx->arc.lock);
+	arc_test_access(test, 4);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[4] T2=[] B1=[] B2=[] L2=[1]");
+	KUNIT_EXPECT_EQ(test, ctx->compacts, 2);
+	KUNIT_EXPECT_EQ(test, ctx->l2_drops, 0);
+	KUNIT_EXPECT_EQ(test, arc_c(&ctx->arc), 1);
+	KUNIT_EXPECT_EQ(test, arc_p_fixed(&ctx->arc), 0);
 }
 
 static void arc_test_l2only(struct kunit *test)
@@ -1135,7 +1233,7 @@ static struct kunit_case arc_test_cases[] = {
 	KUNIT_CASE(arc_test_invalidate),
 	KUNIT_CASE(arc_test_pins),
 	KUNIT_CASE(arc_test_l2only),
-	KUNIT_CASE(arc_test_insert_l2only),
+	KUNIT_CASE(arc_test_compact_claim),
 	KUNIT_CASE(arc_test_l2_writing),
 	KUNIT_CASE(arc_test_data_unambiguous),
 	KUNIT_CASE(arc_test_random),

@@ -30,6 +30,7 @@
 
 #include "arc.h"
 #include "compat.h"
+#include "l2index.h"
 
 #define DM_MSG_PREFIX "l2arc"
 
@@ -39,9 +40,6 @@
 
 /* The ARC holds at least this many blocks (arc_max, arc_min). */
 #define L2ARC_ARC_MIN_BLOCKS		16
-
-/* RAM per cache device slot: its header pointer and its copy's crc32c. */
-#define L2ARC_SLOT_BYTES	(sizeof(struct arc_hdr *) + sizeof(u32))
 
 /* A cache device must hold at least this many blocks. */
 #define L2ARC_CACHE_MIN_BLOCKS		16
@@ -346,6 +344,8 @@ struct l2arc_pool {
  * @stats: counters, see &enum l2arc_stat; under @arc.lock
  * @streams: sequential streams followed by the prefetcher
  * @last_shrink: jiffies of the shrinker's last scan
+ * @mem_checked: jiffies of the last look at MemAvailable (l2arc_grow())
+ * @mem_short: MemAvailable was below arc_sys_free then
  * @wr_lock: protects @wr_tree; taken with interrupts off (write
  *           completions may run in hard interrupt context), nests inside
  *           @arc.lock
@@ -381,9 +381,8 @@ struct l2arc_pool {
  * @l2_laps: times the write hand went round
  * @l2_blocks: blocks with a valid copy on the cache device
  * @l2_class_blocks: the same, by &enum l2arc_class
- * @l2_rmap: slot -> header whose copy (or feed write) is there, or NULL
- * @l2_cksum: slot -> crc32c of the copy there (valid while its header has
- *            %ARC_F_L2 and that header's l2_slot is the slot)
+ * @l2_ix: the slot table (block, crc32c and state of each slot's copy)
+ *         and the index of L2-only blocks (l2index.c); under @arc.lock
  * @l2_reads: runs reading the cache device (struct l2arc_run.l2_node)
  * @l2_read_wait: the feed waits here for reads of the slots it is about
  *                to overwrite; woken when a fill leaves @l2_reads
@@ -456,6 +455,8 @@ struct l2arc_c {
 	u64 stats[L2ARC_STAT_NR];
 	struct l2arc_stream streams[L2ARC_ZFETCH_STREAMS];
 	unsigned long last_shrink;
+	unsigned long mem_checked;
+	bool mem_short;
 	spinlock_t wr_lock;	/* protects wr_tree, see above */
 	struct rb_root_cached wr_tree;
 	atomic_t wr_count;
@@ -481,8 +482,7 @@ struct l2arc_c {
 	u64 l2_laps;
 	u64 l2_blocks;
 	u64 l2_class_blocks[L2ARC_NR_CLASSES];
-	struct arc_hdr **l2_rmap;
-	u32 *l2_cksum;
+	struct l2arc_index l2_ix;
 	struct list_head l2_reads;
 	wait_queue_head_t l2_read_wait;
 	u64 l2_region_start;
@@ -705,6 +705,11 @@ void l2arc_buf_add_to_bio(struct bio *bio, struct l2arc_buf *b);
 bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot);
 void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_run *run);
 void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr);
+bool l2arc_l2_compact(struct arc *arc, struct arc_hdr *hdr);
+bool l2arc_l2_claim(struct arc *arc, struct arc_hdr *hdr);
+struct arc_hdr *l2arc_slot_hdr(struct l2arc_c *lc, u64 slot);
+void l2arc_index_drop(struct l2arc_c *lc, u64 slot);
+u32 l2arc_l2_find(struct l2arc_c *lc, u64 oblock);
 void l2arc_l2_error(struct l2arc_c *lc);
 bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 		   struct l2arc_buf *buf);

@@ -233,11 +233,10 @@ bool l2arc_bulk_yield(struct l2arc_c *lc, struct l2arc_hold *h)
 struct arc_hdr *l2arc_walk_resume(struct arc *arc, struct arc_hdr *next,
 				  u8 state)
 {
-	struct arc_hdr *hdr = next->state == state ? next : NULL;
-
-	/* still on the list: not dead, so the unpin does not free it */
-	arc_hdr_unpin(arc, next);
-	return hdr;
+	/* an L2-only header may go to the index at its last unpin */
+	if (!arc_hdr_unpin(arc, next))
+		return NULL;
+	return next->state == state ? next : NULL;
 }
 
 /* ---- ARC buffers ---- */
@@ -277,6 +276,8 @@ static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data,
 const struct arc_ops l2arc_arc_ops = {
 	.evict_data = l2arc_evict_data,
 	.l2_drop = l2arc_l2_drop,
+	.l2_compact = l2arc_l2_compact,
+	.l2_claim = l2arc_l2_claim,
 };
 
 /* ---- Per-bio state and completion of reads ---- */
@@ -623,7 +624,7 @@ static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 	f->buf = buf;
 	f->waiters = NULL;
 	if (from_l2)
-		f->l2_cksum = lc->l2_cksum[hdr->l2_slot];
+		f->l2_cksum = lc->l2_ix.slots[hdr->l2_slot].cksum;
 	if (lc->cache) {
 		if (from_l2) {
 			lc->stats[L2ARC_STAT_L2_HITS]++;
@@ -647,13 +648,31 @@ static void l2arc_throttled(struct l2arc_c *lc)
 	WRITE_ONCE(lc->throttle_at, jiffies | 1);
 }
 
-/* c grows back towards c_max, one block a miss, once pressure is over. */
+/*
+ * Is the machine short of memory (MemAvailable below arc_sys_free)?  Looked
+ * at once a second at most; arc.lock held.
+ */
+static bool l2arc_memory_short(struct l2arc_c *lc)
+{
+	if (time_after(jiffies, lc->mem_checked + HZ) || !lc->mem_checked) {
+		lc->mem_checked = jiffies | 1;
+		lc->mem_short = ((u64)si_mem_available() << PAGE_SHIFT) <
+				l2arc_sys_free();
+	}
+	return lc->mem_short;
+}
+
+/*
+ * c grows back towards c_max, one block a miss, once pressure is over: no
+ * shrink for L2ARC_GROW_RETRY and MemAvailable at least arc_sys_free.
+ */
 static void l2arc_grow(struct l2arc_c *lc)
 {
 	u64 c = arc_c(&lc->arc);
 
 	if (c < lc->c_max &&
-	    time_after(jiffies, lc->last_shrink + L2ARC_GROW_RETRY))
+	    time_after(jiffies, lc->last_shrink + L2ARC_GROW_RETRY) &&
+	    !l2arc_memory_short(lc))
 		arc_set_c(&lc->arc, c + 1);
 }
 
@@ -734,7 +753,8 @@ static unsigned int l2arc_run_bridge(struct l2arc_c *lc, struct l2arc_run *run,
 
 		if (hdr && (hdr->state == ARC_MRU || hdr->state == ARC_MFU))
 			continue;
-		if (!n || (hdr && (hdr->flags & ARC_F_L2)))
+		if (!n || (hdr && (hdr->flags & ARC_F_L2)) ||
+		    (!hdr && l2arc_l2_find(lc, b + n) != L2ARC_SLOT_NONE))
 			return 0;	/* not resident at all, or on L2 */
 		if (prefetch && l2arc_wr_overlaps(lc, b + n, b + n))
 			return 0;	/* read-ahead will skip it */
@@ -847,6 +867,7 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 		bool resident = hdr && (hdr->state == ARC_MRU ||
 					hdr->state == ARC_MFU);
 		bool from_l2 = false, was_prefetch;
+		u32 slot = L2ARC_SLOT_NONE;
 		struct l2arc_fill *f;
 		sector_t s, e;
 		int r;
@@ -881,20 +902,26 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 			continue;
 		}
 		if (!resident) {
-			/* a fill: a buffer, a header if none, a run */
-			from_l2 = hdr && (hdr->flags & ARC_F_L2) &&
-				  l2arc_l2_readable(lc, hdr->l2_slot);
+			/*
+			 * a fill: a buffer, a header if none (which takes
+			 * the block's indexed L2 copy, if any), a run
+			 */
+			if (hdr && (hdr->flags & ARC_F_L2))
+				slot = hdr->l2_slot;
+			else if (!hdr)
+				slot = l2arc_l2_find(lc, b);
+			from_l2 = slot != L2ARC_SLOT_NONE &&
+				  l2arc_l2_readable(lc, slot);
+			if (!from_l2)
+				slot = 0;
 			buf = l2arc_buf_alloc(lc, gfp);
 			if (!hdr)
 				spare = arc_hdr_alloc(gfp);
 			if (buf && (hdr || spare) &&
-			    !l2arc_run_takes(run, b, from_l2,
-					     hdr ? hdr->l2_slot : 0))
+			    !l2arc_run_takes(run, b, from_l2, slot))
 				run = l2arc_run_new(lc, min_t(u64, max_run,
 							      last - b + 1), b,
-						    from_l2,
-						    hdr ? hdr->l2_slot : 0,
-						    &tail);
+						    from_l2, slot, &tail);
 			if (!buf || (!hdr && !spare) || !run) {
 				if (buf)
 					l2arc_buf_put(lc, buf);
@@ -1138,13 +1165,25 @@ static const struct {
 	{ ARC_LIST_L2ONLY, ARC_L2ONLY },
 };
 
+/* Drop the indexed L2 copy of block @b, if any; arc.lock held. */
+static void l2arc_invalidate_indexed(struct l2arc_c *lc, u64 b)
+{
+	u32 slot = l2arc_l2_find(lc, b);
+
+	if (slot == L2ARC_SLOT_NONE)
+		return;
+	lc->stats[L2ARC_STAT_L2_WRITE_INVALIDATES]++;
+	l2arc_index_drop(lc, slot);
+}
+
 /*
  * Drop every cached copy of blocks [first, first + nr); arc.lock held by
  * l2arc_bulk_lock(), dropped every L2ARC_LOCK_BATCH headers.  The range is
  * in the tree of writes in flight already, so no header of it can be
  * created, accessed or filled meanwhile: its headers only move forwards
- * (T1 -> B1, T2 -> B2, any -> L2-only or out), which is the order the
- * lists are walked in.  Returns the resident blocks dropped.
+ * (T1 -> B1, T2 -> B2, any -> L2-only, the index or out), which is the
+ * order the lists, then the slot table, are walked in.  Returns the
+ * resident blocks dropped.
  */
 static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 				  u64 first, u64 nr)
@@ -1152,14 +1191,15 @@ static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 	struct arc *arc = &lc->arc;
 	struct arc_hdr *hdr, *next;
 	struct list_head *head;
-	u64 b, dropped = 0;
+	u64 b, s, dropped = 0;
 	unsigned int i, restarts;
 
-	if (nr <= arc_nr_hashed(arc)) {
+	if (nr <= arc_nr_hashed(arc) + lc->l2_ix.nr_indexed) {
 		for (b = first; b < first + nr; b++) {
 			hdr = arc_lookup(arc, to_oblock(b));
 			if (hdr)
 				dropped += l2arc_invalidate_hdr(lc, hdr);
+			l2arc_invalidate_indexed(lc, b);
 			l2arc_bulk_yield(lc, h);
 		}
 		return dropped;
@@ -1190,6 +1230,18 @@ static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 							       list);
 			}
 		}
+	}
+	/* and the L2-only blocks of the index, slot by slot */
+	for (s = 0; s < lc->l2_nr_slots && lc->l2_ix.nr_indexed; s++) {
+		struct l2arc_slot *sl = &lc->l2_ix.slots[s];
+
+		b = l2arc_slot_oblock(sl);
+		if ((sl->word & L2ARC_SLOT_INDEXED) && b >= first &&
+		    b - first < nr) {
+			lc->stats[L2ARC_STAT_L2_WRITE_INVALIDATES]++;
+			l2arc_index_drop(lc, s);
+		}
+		l2arc_bulk_yield(lc, h);
 	}
 	return dropped;
 }

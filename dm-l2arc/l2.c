@@ -53,10 +53,16 @@
  * l2arc_noprefetch is 1.  A prefetch block already on L2 is still read
  * from L2.
  *
- * Where an L2 copy's facts live (struct arc_hdr stays 48 bytes):
- *  - the slot: hdr->l2_slot; the slot's header: l2_rmap[slot];
- *  - the crc32c of the copy: l2_cksum[slot], 4 bytes a slot, allocated
- *    with the slot map at table load (a fill copies it when it starts).
+ * Where an L2 copy's facts live (struct arc_hdr stays 48 bytes): in the
+ * slot table (l2index.c), 16 bytes a slot allocated at table load: the
+ * block, the crc32c of the copy (a fill copies it when it starts) and
+ * the slot's state.  A slot is free, owned by a header (L2ARC_SLOT_HDR:
+ * the header hashed under the slot's block, whose l2_slot is the slot,
+ * with ARC_F_L2 or a feed write of it under way), or indexed
+ * (L2ARC_SLOT_INDEXED): an L2-only block with no header, found by block
+ * through the index.  The directory gives a header it would keep as
+ * L2-only to the index (l2arc_l2_compact()) and a new header the indexed
+ * copy of its block (l2arc_l2_claim()).
  *
  * Never stale: a write (or discard) to a block drops its L2 copy through
  * arc_invalidate() (which calls l2arc_l2_drop()) before the write is
@@ -151,6 +157,148 @@ unsigned int l2arc_class(struct arc_hdr *hdr)
 	return L2ARC_CLASS_MRU;
 }
 
+/* The L2 size class of an indexed slot's copy; arc.lock held. */
+static unsigned int l2arc_slot_class(const struct l2arc_slot *sl)
+{
+	if (sl->word & L2ARC_SLOT_PREFETCH)
+		return L2ARC_CLASS_PREFETCH;
+	if (sl->word & L2ARC_SLOT_MFU)
+		return L2ARC_CLASS_MFU;
+	return L2ARC_CLASS_MRU;
+}
+
+/* Is @slot's copy @hdr's (its header, or its feed write's)?  Locked. */
+static bool l2arc_slot_is(struct l2arc_c *lc, u64 slot, struct arc_hdr *hdr)
+{
+	const struct l2arc_slot *sl;
+
+	if (slot >= lc->l2_nr_slots)
+		return false;
+	sl = &lc->l2_ix.slots[slot];
+	return (sl->word & L2ARC_SLOT_HDR) &&
+	       l2arc_slot_oblock(sl) == from_oblock(hdr->oblock);
+}
+
+/**
+ * l2arc_slot_hdr() - the header that owns a slot's copy
+ * @lc: the device, with a cache device
+ * @slot: the slot, 0..l2_nr_slots - 1
+ *
+ * The header hashed under the slot's block, if the slot has
+ * %L2ARC_SLOT_HDR and the header's l2_slot is @slot with %ARC_F_L2 or
+ * %L2ARC_F_L2_WRITING.  An indexed slot has no header.
+ *
+ * Context: arc.lock held.
+ * Return: the header, or NULL.
+ */
+struct arc_hdr *l2arc_slot_hdr(struct l2arc_c *lc, u64 slot)
+{
+	const struct l2arc_slot *sl = &lc->l2_ix.slots[slot];
+	struct arc_hdr *hdr;
+
+	if (!(sl->word & L2ARC_SLOT_HDR))
+		return NULL;
+	hdr = arc_lookup(&lc->arc, to_oblock(l2arc_slot_oblock(sl)));
+	if (!hdr || hdr->l2_slot != slot ||
+	    !(hdr->flags & (ARC_F_L2 | L2ARC_F_L2_WRITING)))
+		return NULL;
+	return hdr;
+}
+
+/**
+ * l2arc_index_drop() - an L2-only block's copy is gone (indexed slot)
+ * @lc: the device
+ * @slot: a slot with %L2ARC_SLOT_INDEXED
+ *
+ * The slot is free again; counted out of l2_size; its log block is dirty.
+ *
+ * Context: arc.lock held.
+ */
+void l2arc_index_drop(struct l2arc_c *lc, u64 slot)
+{
+	struct l2arc_slot *sl = &lc->l2_ix.slots[slot];
+
+	lc->l2_blocks--;
+	lc->l2_class_blocks[l2arc_slot_class(sl)]--;
+	l2arc_index_del(&lc->l2_ix, slot);
+	sl->word = 0;
+	l2arc_log_dirty(lc, slot);
+}
+
+/**
+ * l2arc_l2_find() - the indexed slot of an L2-only block
+ * @lc: the device
+ * @oblock: the block
+ *
+ * Context: arc.lock held.
+ * Return: the slot, or %L2ARC_SLOT_NONE (also without a cache device).
+ */
+u32 l2arc_l2_find(struct l2arc_c *lc, u64 oblock)
+{
+	if (!lc->l2_ix.nr_indexed)
+		return L2ARC_SLOT_NONE;
+	return l2arc_index_find(&lc->l2_ix, oblock);
+}
+
+/**
+ * l2arc_l2_compact() - arc_ops.l2_compact: index a header's valid copy
+ * @arc: the device's directory
+ * @hdr: the header the directory is about to free (unpinned, %ARC_F_L2,
+ *	not being written)
+ *
+ * The slot leaves the header for the index, with the header's L2 size
+ * class; the copy and the log entry are unchanged.
+ *
+ * Context: arc.lock held.
+ * Return: true (the index took it), false if @hdr's slot is not its own.
+ */
+bool l2arc_l2_compact(struct arc *arc, struct arc_hdr *hdr)
+{
+	struct l2arc_c *lc = arc->private;
+	u64 cls = 0;
+
+	if (WARN_ON_ONCE(!l2arc_slot_is(lc, hdr->l2_slot, hdr)))
+		return false;
+	if (hdr->flags & L2ARC_F_CLASS_PREFETCH)
+		cls = L2ARC_SLOT_PREFETCH;
+	else if (hdr->flags & L2ARC_F_CLASS_MFU)
+		cls = L2ARC_SLOT_MFU;
+	hdr->flags &= ~(L2ARC_F_CLASS_PREFETCH | L2ARC_F_CLASS_MFU);
+	l2arc_index_add(&lc->l2_ix, hdr->l2_slot, from_oblock(hdr->oblock),
+			cls);
+	return true;
+}
+
+/**
+ * l2arc_l2_claim() - arc_ops.l2_claim: give a new header its indexed copy
+ * @arc: the device's directory
+ * @hdr: a header just hashed for a miss
+ *
+ * When the index holds @hdr's block, the slot leaves the index and
+ * becomes @hdr's (%L2ARC_SLOT_HDR, l2_slot, its L2 size class).
+ *
+ * Context: arc.lock held.
+ * Return: true if @hdr now has a copy on the cache device.
+ */
+bool l2arc_l2_claim(struct arc *arc, struct arc_hdr *hdr)
+{
+	struct l2arc_c *lc = arc->private;
+	u32 slot = l2arc_l2_find(lc, from_oblock(hdr->oblock));
+	struct l2arc_slot *sl;
+
+	if (slot == L2ARC_SLOT_NONE)
+		return false;
+	sl = &lc->l2_ix.slots[slot];
+	if (sl->word & L2ARC_SLOT_PREFETCH)
+		hdr->flags |= L2ARC_F_CLASS_PREFETCH;
+	else if (sl->word & L2ARC_SLOT_MFU)
+		hdr->flags |= L2ARC_F_CLASS_MFU;
+	l2arc_index_del(&lc->l2_ix, slot);
+	sl->word |= L2ARC_SLOT_HDR;
+	hdr->l2_slot = slot;
+	return true;
+}
+
 /**
  * l2arc_l2_drop() - arc_ops.l2_drop: a block's L2 copy is gone
  * @arc: the device's directory
@@ -162,9 +310,8 @@ void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr)
 {
 	struct l2arc_c *lc = arc->private;
 
-	if (hdr->l2_slot < lc->l2_nr_slots &&
-	    lc->l2_rmap[hdr->l2_slot] == hdr) {
-		lc->l2_rmap[hdr->l2_slot] = NULL;
+	if (l2arc_slot_is(lc, hdr->l2_slot, hdr)) {
+		lc->l2_ix.slots[hdr->l2_slot].word = 0;
 		l2arc_log_dirty(lc, hdr->l2_slot);
 	}
 	lc->l2_blocks--;
@@ -232,19 +379,26 @@ void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_run *run)
 /* Evict the L2 copy in @slot ahead of the write hand; arc.lock held. */
 static void l2arc_evict_slot(struct l2arc_c *lc, u64 slot)
 {
-	struct arc_hdr *hdr = lc->l2_rmap[slot];
+	struct l2arc_slot *sl = &lc->l2_ix.slots[slot];
+	struct arc_hdr *hdr;
 
-	if (!hdr)
+	if (sl->word & L2ARC_SLOT_INDEXED) {
+		lc->stats[L2ARC_STAT_L2_EVICT_AHEAD]++;
+		l2arc_index_drop(lc, slot);
 		return;
-	if (hdr->state == ARC_MRU || hdr->state == ARC_MFU)
-		lc->stats[L2ARC_STAT_L2_EVICT_L1CACHED]++;
-	lc->stats[L2ARC_STAT_L2_EVICT_AHEAD]++;
-	if (hdr->flags & ARC_F_L2) {
-		arc_hdr_clear_l2(&lc->arc, hdr);
-	} else {
-		/* a feed write that never completed: forget the slot */
-		lc->l2_rmap[slot] = NULL;
 	}
+	if (!(sl->word & L2ARC_SLOT_HDR))
+		return;
+	hdr = l2arc_slot_hdr(lc, slot);
+	if (hdr) {
+		if (hdr->state == ARC_MRU || hdr->state == ARC_MFU)
+			lc->stats[L2ARC_STAT_L2_EVICT_L1CACHED]++;
+		lc->stats[L2ARC_STAT_L2_EVICT_AHEAD]++;
+	}
+	if (hdr && (hdr->flags & ARC_F_L2))
+		arc_hdr_clear_l2(&lc->arc, hdr);
+	else	/* a feed write that never completed: forget the slot */
+		sl->word = 0;
 }
 
 static bool l2arc_eligible(struct arc_hdr *hdr, bool noprefetch)
@@ -680,7 +834,8 @@ static void l2arc_assign(struct l2arc_c *lc, struct l2arc_wentry *w,
 		/* a block written to since it was taken is written, not kept */
 		if (l2arc_owns(&w[i], true)) {
 			w[i].hdr->l2_slot = w[i].slot;
-			lc->l2_rmap[w[i].slot] = w[i].hdr;
+			lc->l2_ix.slots[w[i].slot].word =
+				from_oblock(w[i].hdr->oblock) | L2ARC_SLOT_HDR;
 		}
 		l2arc_bulk_yield(lc, &h);
 	}
@@ -773,14 +928,14 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 		if (owns)
 			hdr->flags &= ~L2ARC_F_L2_WRITING;
 		if (valid) {
-			lc->l2_cksum[w[i].slot] = w[i].cksum;
+			lc->l2_ix.slots[w[i].slot].cksum = w[i].cksum;
 			arc_hdr_set_l2(&lc->arc, hdr);
 			l2arc_log_dirty(lc, w[i].slot);
 			lc->l2_blocks++;
 			lc->l2_class_blocks[l2arc_class(hdr)]++;
 		} else {
-			if (lc->l2_rmap[w[i].slot] == hdr)
-				lc->l2_rmap[w[i].slot] = NULL;
+			if (l2arc_slot_is(lc, w[i].slot, hdr))
+				lc->l2_ix.slots[w[i].slot].word = 0;
 			l2arc_drop_uncopied(lc, hdr);
 		}
 		arc_hdr_unpin(&lc->arc, hdr);
@@ -803,10 +958,15 @@ static void l2arc_drop_all(struct l2arc_c *lc)
 
 	l2arc_bulk_lock(lc, &h);
 	for (s = 0; s < lc->l2_nr_slots; s++) {
-		struct arc_hdr *hdr = lc->l2_rmap[s];
+		struct arc_hdr *hdr;
 
-		if (hdr && (hdr->flags & ARC_F_L2) && hdr->l2_slot == s)
-			arc_hdr_clear_l2(&lc->arc, hdr);
+		if (lc->l2_ix.slots[s].word & L2ARC_SLOT_INDEXED) {
+			l2arc_index_drop(lc, s);
+		} else {
+			hdr = l2arc_slot_hdr(lc, s);
+			if (hdr && (hdr->flags & ARC_F_L2))
+				arc_hdr_clear_l2(&lc->arc, hdr);
+		}
 		l2arc_bulk_yield(lc, &h);
 	}
 	lc->l2_dropped = true;
@@ -1102,25 +1262,28 @@ void l2arc_feed_stop(struct l2arc_c *lc)
  * @lc: the device, with its cache device open
  * @error: set on failure
  *
- * Return: 0, -EINVAL for a cache device of more than 2^32 blocks, -ENOMEM.
+ * Return: 0, -EINVAL for a cache device of 2^32 - 1 blocks or more or an
+ * origin of more than 2^56 blocks, -ENOMEM.
  */
 int l2arc_l2_init(struct l2arc_c *lc, char **error)
 {
 	u64 slots = bdev_nr_sectors(lc->cache->bdev) >> lc->block_shift;
 	int r;
 
-	if (slots > U32_MAX) {
-		*error = "Cache device has more than 2^32 blocks";
+	if (slots >= L2ARC_SLOT_NONE) {
+		*error = "Cache device has 2^32 - 1 blocks or more";
+		return -EINVAL;
+	}
+	if (lc->nr_blocks > L2ARC_SLOT_OBLOCK + 1) {
+		*error = "Origin has more than 2^56 blocks";
 		return -EINVAL;
 	}
 	r = l2arc_persist_init(lc, slots, error);
 	if (r)
 		return r;
 	slots = lc->l2_nr_slots;
-	lc->l2_rmap = kvcalloc(slots, sizeof(*lc->l2_rmap), GFP_KERNEL);
-	lc->l2_cksum = kvcalloc(slots, sizeof(*lc->l2_cksum), GFP_KERNEL);
-	if (!lc->l2_rmap || !lc->l2_cksum) {
-		*error = "Cannot allocate the cache device's slot map";
+	if (l2arc_index_init(&lc->l2_ix, slots)) {
+		*error = "Cannot allocate the cache device's slot table";
 		return -ENOMEM;
 	}
 	if (bioset_init(&lc->l2_bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS)) {
@@ -1153,9 +1316,6 @@ void l2arc_l2_exit(struct l2arc_c *lc)
 	lc->l2_bs_ready = false;
 	atomic64_sub(lc->l2only_reported, &l2arc_l2only_bytes);
 	lc->l2only_reported = 0;
-	kvfree(lc->l2_rmap);
-	lc->l2_rmap = NULL;
-	kvfree(lc->l2_cksum);
-	lc->l2_cksum = NULL;
+	l2arc_index_exit(&lc->l2_ix);
 	l2arc_persist_exit(lc);
 }

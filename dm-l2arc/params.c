@@ -205,13 +205,12 @@ u64 l2arc_param(enum l2arc_param_id id)
 }
 
 /**
- * l2arc_sys_free() - the memory the shrinker leaves to the system
+ * l2arc_sys_free() - the memory the ARC leaves to the system
  *
- * L2-only headers index data that stays good on the cache device; the
- * shrinker gives them back only while the machine's available memory
- * (MemAvailable, si_mem_available()) is below this.  As OpenZFS's
- * zfs_arc_sys_free: the module parameter arc_sys_free, or when it is 0
- * the larger of 512 KiB and 1/64 of the machine's memory.
+ * After a shrink, c grows back towards arc_max only while the machine's
+ * available memory (MemAvailable, si_mem_available()) is at least this.
+ * As OpenZFS's zfs_arc_sys_free: the module parameter arc_sys_free, or
+ * when it is 0 the larger of 512 KiB and 1/64 of the machine's memory.
  *
  * Context: any.
  * Return: bytes.

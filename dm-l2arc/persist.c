@@ -68,12 +68,13 @@
  * the device at once.
  *
  * The rebuild runs in preresume, before the device takes I/O: it reads
- * 0.39 % of a device of 4 KiB blocks.  Its headers count against
- * l2arc_meta_percent like the feed's (l2_rebuild_lowmem: the rest of the
- * log is dropped).
+ * 0.39 % of a device of 4 KiB blocks.  Its entries go straight into the
+ * slot table and the index of L2-only blocks (l2index.c), allocated at
+ * table load, so a rebuild allocates nothing and l2_rebuild_lowmem stays
+ * 0 (the row is kept for OpenZFS's readers).
  *
  * Locking: the metadata buffer and every metadata I/O are under
- * feed_mutex; the slot map, the dirty bits and the headers under
+ * feed_mutex; the slot table, the index and the dirty bits under
  * arc.lock.
  */
 #include <linux/bitmap.h>
@@ -439,21 +440,30 @@ static void l2arc_lb_fill(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 	lb->guid = cpu_to_le64(lc->l2_guid);
 	lb->index = cpu_to_le64(i);
 	for (j = 0; j < L2ARC_LOG_ENTRIES; j++) {
+		struct l2arc_slot *sl;
 		struct arc_hdr *hdr;
 		u32 flags = L2ARC_LE_VALID;
 
 		s = first + j;
 		if (s >= lc->l2_nr_slots)
 			break;
-		hdr = lc->l2_rmap[s];
-		if (!hdr || !(hdr->flags & ARC_F_L2) || hdr->l2_slot != s)
-			continue;
-		if (hdr->flags & L2ARC_F_CLASS_PREFETCH)
-			flags |= L2ARC_LE_PREFETCH;
-		if (hdr->flags & L2ARC_F_CLASS_MFU)
-			flags |= L2ARC_LE_MFU;
-		lb->ent[j].oblock = cpu_to_le64(from_oblock(hdr->oblock));
-		lb->ent[j].cksum = cpu_to_le32(lc->l2_cksum[s]);
+		sl = &lc->l2_ix.slots[s];
+		if (sl->word & L2ARC_SLOT_INDEXED) {
+			if (sl->word & L2ARC_SLOT_PREFETCH)
+				flags |= L2ARC_LE_PREFETCH;
+			if (sl->word & L2ARC_SLOT_MFU)
+				flags |= L2ARC_LE_MFU;
+		} else {
+			hdr = l2arc_slot_hdr(lc, s);
+			if (!hdr || !(hdr->flags & ARC_F_L2))
+				continue;
+			if (hdr->flags & L2ARC_F_CLASS_PREFETCH)
+				flags |= L2ARC_LE_PREFETCH;
+			if (hdr->flags & L2ARC_F_CLASS_MFU)
+				flags |= L2ARC_LE_MFU;
+		}
+		lb->ent[j].oblock = cpu_to_le64(l2arc_slot_oblock(sl));
+		lb->ent[j].cksum = cpu_to_le32(sl->cksum);
 		lb->ent[j].flags = cpu_to_le32(flags);
 		nr_valid++;
 	}
@@ -521,74 +531,62 @@ int l2arc_log_write_dirty(struct l2arc_c *lc)
 }
 
 /*
- * Take the entries of log block @i into the slot map as L2-only headers.
- * @spare holds L2ARC_LOG_ENTRIES headers (NULL where used up).  Returns
- * false when header memory is over its bound (l2arc_meta_percent).
+ * Take the entries of log block @i into the slot table and the index, as
+ * L2-only blocks (no header, no allocation).
  */
-static bool l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb,
-			  struct arc_hdr **spare)
+static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 {
-	unsigned int j, k = 0;
-	bool dirty = false, room = true;
+	unsigned int j;
+	bool dirty = false;
 
 	if (le64_to_cpu(lb->magic) != L2ARC_LB_MAGIC ||
 	    le64_to_cpu(lb->guid) != lc->l2_guid ||
 	    le64_to_cpu(lb->index) != i)
-		return true;	/* not written since the device was formatted */
+		return;	/* not written since the device was formatted */
 	if (le32_to_cpu(lb->cksum) !=
 	    l2arc_meta_cksum(lb, offsetof(struct l2arc_log_blk, cksum))) {
 		spin_lock_bh(&lc->arc.lock);
 		lc->stats[L2ARC_STAT_L2_REBUILD_CKSUM_LB_ERRORS]++;
 		__set_bit(i, lc->l2_log_dirty);
 		spin_unlock_bh(&lc->arc.lock);
-		return true;
+		return;
 	}
 	if (!lb->nr_valid)
-		return true;
+		return;
 
 	spin_lock_bh(&lc->arc.lock);
 	lc->stats[L2ARC_STAT_L2_REBUILD_LOG_BLKS]++;
-	if (l2arc_meta_over(lc)) {
-		lc->stats[L2ARC_STAT_L2_REBUILD_LOWMEM]++;
-		room = false;
-		goto out;
-	}
 	for (j = 0; j < L2ARC_LOG_ENTRIES; j++) {
 		struct l2arc_log_ent *e = &lb->ent[j];
 		u64 s = i * L2ARC_LOG_ENTRIES + j;
 		u64 ob = le64_to_cpu(e->oblock);
 		u32 flags = le32_to_cpu(e->flags);
-		struct arc_hdr *hdr;
+		u64 cls = 0;
 
 		if (!(flags & L2ARC_LE_VALID))
 			continue;
 		if (s >= lc->l2_nr_slots || ob >= lc->nr_blocks ||
-		    !spare[k]) {
-			dirty = true;
-			continue;
-		}
-		hdr = spare[k];
-		if (arc_insert_l2only(&lc->arc, hdr, to_oblock(ob))) {
+		    lc->l2_ix.slots[s].word ||
+		    l2arc_l2_find(lc, ob) != L2ARC_SLOT_NONE) {
 			dirty = true;	/* a block twice: the first one holds */
 			continue;
 		}
-		spare[k++] = NULL;
 		if (flags & L2ARC_LE_PREFETCH)
-			hdr->flags |= L2ARC_F_CLASS_PREFETCH;
+			cls = L2ARC_SLOT_PREFETCH;
 		else if (flags & L2ARC_LE_MFU)
-			hdr->flags |= L2ARC_F_CLASS_MFU;
-		hdr->l2_slot = s;
-		lc->l2_rmap[s] = hdr;
-		lc->l2_cksum[s] = le32_to_cpu(e->cksum);
+			cls = L2ARC_SLOT_MFU;
+		lc->l2_ix.slots[s].cksum = le32_to_cpu(e->cksum);
+		l2arc_index_add(&lc->l2_ix, s, ob, cls);
 		lc->l2_blocks++;
-		lc->l2_class_blocks[l2arc_class(hdr)]++;
+		lc->l2_class_blocks[cls == L2ARC_SLOT_PREFETCH ?
+				    L2ARC_CLASS_PREFETCH :
+				    cls == L2ARC_SLOT_MFU ? L2ARC_CLASS_MFU :
+				    L2ARC_CLASS_MRU]++;
 		lc->stats[L2ARC_STAT_L2_REBUILD_BUFS]++;
 	}
 	if (dirty)
 		__set_bit(i, lc->l2_log_dirty);
-out:
 	spin_unlock_bh(&lc->arc.lock);
-	return room;
 }
 
 /* Why a header cannot be rebuilt from, or NULL; counts it. */
@@ -632,20 +630,13 @@ static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh)
 	return NULL;
 }
 
-/* Read the log blocks back into the slot map; feed_mutex held. */
+/* Read the log blocks back into the slot table; feed_mutex held. */
 static void l2arc_rebuild_logs(struct l2arc_c *lc)
 {
-	unsigned int per_io = L2ARC_META_IO_BYTES / L2ARC_META_UNIT, n, k, j;
-	struct arc_hdr **spare;
-	bool room = true;
+	unsigned int per_io = L2ARC_META_IO_BYTES / L2ARC_META_UNIT, n, k;
 	u64 i;
 
-	spare = kcalloc(L2ARC_LOG_ENTRIES, sizeof(*spare), GFP_KERNEL);
-	if (!spare) {
-		lc->stats[L2ARC_STAT_L2_REBUILD_LOWMEM]++;
-		room = false;
-	}
-	for (i = 0; room && i < lc->l2_log_nr; i += n) {
+	for (i = 0; i < lc->l2_log_nr; i += n) {
 		n = min_t(u64, per_io, lc->l2_log_nr - i);
 		if (l2arc_meta_io(lc, REQ_OP_READ, 1 + i, n,
 				  lc->l2_meta_buf)) {
@@ -655,26 +646,12 @@ static void l2arc_rebuild_logs(struct l2arc_c *lc)
 			spin_unlock_bh(&lc->arc.lock);
 			continue;
 		}
-		for (k = 0; room && k < n; k++) {
-			struct l2arc_log_blk *lb = lc->l2_meta_buf +
-						   k * L2ARC_META_UNIT;
-			unsigned int want = le32_to_cpu(lb->nr_valid);
-
-			for (j = 0; j < min(want, L2ARC_LOG_ENTRIES); j++)
-				if (!spare[j])
-					spare[j] = arc_hdr_alloc(GFP_KERNEL |
-								 __GFP_NOWARN);
-			room = l2arc_lb_load(lc, i + k, lb, spare);
-			if (!room)
-				bitmap_set(lc->l2_log_dirty, i + k,
-					   lc->l2_log_nr - i - k);
+		for (k = 0; k < n; k++) {
+			l2arc_lb_load(lc, i + k, lc->l2_meta_buf +
+				      k * L2ARC_META_UNIT);
 			cond_resched();
 		}
 	}
-	if (spare)
-		for (j = 0; j < L2ARC_LOG_ENTRIES; j++)
-			arc_hdr_free(spare[j]);
-	kfree(spare);
 }
 
 /* Start empty: a new guid voids every log block on the device. */
@@ -723,7 +700,6 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 	lc->stats[L2ARC_STAT_L2_REBUILD_SUCCESS]++;
 	lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS] =
 		div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC);
-	l2arc_meta_over(lc);
 	spin_unlock_bh(&lc->arc.lock);
 	DMINFO("%s: L2ARC rebuilt: %llu blocks from %llu log blocks in %llu ms",
 	       lc->name, lc->stats[L2ARC_STAT_L2_REBUILD_BUFS],

@@ -268,7 +268,8 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 {
 	unsigned int shift = lc->block_shift + SECTOR_SHIFT;
 	struct arc *arc = &lc->arc;
-	u64 t1, t2, b1, b2, hashed, l2only, l2_blocks, l2_class[L2ARC_NR_CLASSES];
+	u64 t1, t2, b1, b2, hashed, l2only, indexed, l2_blocks;
+	u64 l2_class[L2ARC_NR_CLASSES];
 	unsigned int i;
 
 	memset(vals, 0, R_NR * sizeof(*vals));
@@ -286,6 +287,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_C] = arc_c(arc) << shift;
 	vals[R_L2_ONLY_WRITING] = arc_l2only_writing(arc);
 	l2only = arc_list_size(arc, ARC_LIST_L2ONLY) - vals[R_L2_ONLY_WRITING];
+	indexed = lc->l2_ix.nr_indexed;
 	l2_blocks = lc->l2_blocks;
 	memcpy(l2_class, lc->l2_class_blocks, sizeof(l2_class));
 	vals[R_L2_LAPS] = lc->l2_laps;
@@ -319,9 +321,9 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_L2_DWPD_CAP] = l2arc_dwpd_cap(lc);
 	vals[R_L2_SIZE] = l2_blocks << shift;
 	vals[R_L2_ASIZE] = l2_blocks << shift;
-	vals[R_L2_ONLY_BLOCKS] = l2only;
+	vals[R_L2_ONLY_BLOCKS] = l2only + indexed;
 	vals[R_L2_HDR_SIZE] = l2only * sizeof(struct arc_hdr) +
-			      lc->l2_nr_slots * L2ARC_SLOT_BYTES;
+			      l2arc_index_bytes(&lc->l2_ix);
 	vals[R_L2_PREFETCH_ASIZE] = l2_class[L2ARC_CLASS_PREFETCH] << shift;
 	vals[R_L2_MRU_ASIZE] = l2_class[L2ARC_CLASS_MRU] << shift;
 	vals[R_L2_MFU_ASIZE] = l2_class[L2ARC_CLASS_MFU] << shift;

@@ -63,17 +63,6 @@
 
 /* ---- Shrinker ---- */
 
-/*
- * Is the machine short of memory?  Only then may the shrinker drop L2-only
- * headers: a drop_caches call or reclaim with memory to spare (the page
- * cache being trimmed) must not throw away an index that took hours of
- * feeding to build, while the data it points to is still good.
- */
-static bool l2arc_memory_short(void)
-{
-	return ((u64)si_mem_available() << PAGE_SHIFT) < l2arc_sys_free();
-}
-
 static unsigned long l2arc_shrink_count(struct shrinker *s,
 					struct shrink_control *sc)
 {
@@ -84,40 +73,14 @@ static unsigned long l2arc_shrink_count(struct shrinker *s,
 	unsigned long n = l2arc_pool_pages(&lc->pool) +
 			  READ_ONCE(lc->handoff_nr) * lc->block_pages;
 
+	/*
+	 * Never the L2ARC's index: it is allocated at table load, 18 to 20
+	 * bytes a cache device slot (l2index.c), and dropping its entries
+	 * would free nothing.
+	 */
 	if (resident > lc->c_min)
 		return n + (resident - lc->c_min) * lc->block_pages;
-	/* at arc_min and short of memory: L2-only headers, a page's worth each */
-	if (l2arc_memory_short())
-		n += arc_list_size(&lc->arc, ARC_LIST_L2ONLY) /
-		     (PAGE_SIZE / sizeof(struct arc_hdr));
 	return n;
-}
-
-/*
- * With the ARC at arc_min (or at arc_max, when that is below arc_min) and
- * the machine short of memory (l2arc_memory_short()), drop the oldest
- * L2-only headers (their cache device copies become unreachable), a page's
- * worth per object asked for, so that L2 metadata never drives the machine
- * out of memory; arc.lock held by l2arc_bulk_lock().  Returns the objects
- * (pages) freed.
- */
-static unsigned long l2arc_shrink_l2only(struct l2arc_c *lc,
-					 struct l2arc_hold *h,
-					 unsigned long nr_pages)
-{
-	unsigned long per_page = PAGE_SIZE / sizeof(struct arc_hdr);
-	unsigned long want = nr_pages * per_page, n = 0;
-	struct list_head *l2only = &lc->arc.lists[ARC_LIST_L2ONLY];
-
-	while (n < want && !list_empty(l2only)) {
-		arc_hdr_clear_l2(&lc->arc, list_first_entry(l2only,
-							    struct arc_hdr,
-							    list));
-		n++;
-		lc->stats[L2ARC_STAT_L2_HDR_DROPPED]++;
-		l2arc_bulk_yield(lc, h);
-	}
-	return DIV_ROUND_UP(n, per_page);
 }
 
 static u64 l2arc_resident(struct l2arc_c *lc)
@@ -128,8 +91,7 @@ static u64 l2arc_resident(struct l2arc_c *lc)
 /*
  * Give memory back: first the pool's free pages, then the hand-off
  * queue's blocks (unwritten, counted in l2_evict_missed); then c shrinks by the
- * blocks still asked for, never below c_min (L2-only headers go only after
- * that, and only when memory is short), and the directory trims its
+ * blocks still asked for, never below c_min, and the directory trims its
  * lists to the paper's invariants for the new c, at most L2ARC_LOCK_BATCH
  * blocks of c per lock hold (the evicted buffers' pages pass through the
  * pool, which is emptied again).  Returns pages freed.
@@ -166,9 +128,6 @@ static unsigned long l2arc_shrink_scan(struct shrinker *s,
 	}
 	lc->stats[L2ARC_STAT_SHRINKS] += blocks;
 	lc->last_shrink = jiffies;
-	if (!blocks && !freed && arc_c(&lc->arc) <= lc->c_min &&
-	    l2arc_memory_short())
-		freed = l2arc_shrink_l2only(lc, &h, sc->nr_to_scan);
 	l2arc_bulk_unlock(lc, &h);
 	freed += l2arc_pool_shrink(&lc->pool, ULONG_MAX);
 
@@ -576,14 +535,39 @@ static void l2arc_verify_hdr(struct l2arc_c *lc, struct arc_hdr *hdr,
 		cls[L2ARC_CLASS_MFU]++;
 	else
 		cls[L2ARC_CLASS_MRU]++;
-	if (hdr->l2_slot >= lc->l2_nr_slots || lc->l2_rmap[hdr->l2_slot] != hdr)
-		l2arc_verify_bad(lc, bad, "L2 copy not in the slot map",
+	if (hdr->l2_slot >= lc->l2_nr_slots ||
+	    l2arc_slot_hdr(lc, hdr->l2_slot) != hdr)
+		l2arc_verify_bad(lc, bad, "L2 copy not in the slot table",
 				 hdr->l2_slot, lc->l2_nr_slots);
 }
 
 /*
- * "verify": count the directory's lists, the L2 copies and the slot map
- * and compare them with the counters behind arcstats and status.  Holds
+ * Check one indexed slot: the index finds it by its block, and no header
+ * of the directory has that block; arc.lock held.
+ */
+static void l2arc_verify_indexed(struct l2arc_c *lc, u64 s, u64 *cls,
+				 unsigned int *bad)
+{
+	struct l2arc_slot *sl = &lc->l2_ix.slots[s];
+	u64 b = l2arc_slot_oblock(sl);
+
+	if (l2arc_index_find(&lc->l2_ix, b) != s)
+		l2arc_verify_bad(lc, bad, "indexed slot found by its block",
+				 l2arc_index_find(&lc->l2_ix, b), s);
+	if (arc_lookup(&lc->arc, to_oblock(b)))
+		l2arc_verify_bad(lc, bad, "indexed block with a header", 1, 0);
+	if (sl->word & L2ARC_SLOT_PREFETCH)
+		cls[L2ARC_CLASS_PREFETCH]++;
+	else if (sl->word & L2ARC_SLOT_MFU)
+		cls[L2ARC_CLASS_MFU]++;
+	else
+		cls[L2ARC_CLASS_MRU]++;
+}
+
+/*
+ * "verify": count the directory's lists, the L2 copies, the slot table
+ * and the index, and compare them with the counters behind arcstats and
+ * status.  Holds
  * arc.lock for the whole walk, so refused above L2ARC_VERIFY_MAX entries.
  * Return: 1 with "<counts>" in @result, -EIO after logging each
  * disagreement (at most 8), -E2BIG for a device too large to walk.
@@ -591,6 +575,7 @@ static void l2arc_verify_hdr(struct l2arc_c *lc, struct arc_hdr *hdr,
 static int l2arc_verify(struct l2arc_c *lc, char *result, unsigned int maxlen)
 {
 	u64 n[ARC_NR_LISTS] = {}, cls[L2ARC_NR_CLASSES] = {}, l2 = 0, map = 0;
+	u64 indexed = 0;
 	struct arc *arc = &lc->arc;
 	unsigned int sz = 0, bad = 0, id, i;
 	struct arc_hdr *hdr;
@@ -612,17 +597,27 @@ static int l2arc_verify(struct l2arc_c *lc, char *result, unsigned int maxlen)
 					 arc_list_size(arc, id));
 	}
 	for (s = 0; s < lc->l2_nr_slots; s++) {
-		hdr = lc->l2_rmap[s];
-		if (hdr && (hdr->flags & ARC_F_L2) && hdr->l2_slot == s)
+		if (lc->l2_ix.slots[s].word & L2ARC_SLOT_INDEXED) {
+			indexed++;
+			map++;
+			l2arc_verify_indexed(lc, s, cls, &bad);
+			continue;
+		}
+		hdr = l2arc_slot_hdr(lc, s);
+		if (hdr && (hdr->flags & ARC_F_L2))
 			map++;
 	}
+	if (indexed != lc->l2_ix.nr_indexed)
+		l2arc_verify_bad(lc, &bad, "indexed slots", indexed,
+				 lc->l2_ix.nr_indexed);
+	l2 += indexed;
 	if (n[ARC_T1] + n[ARC_T2] + n[ARC_B1] + n[ARC_B2] +
 	    n[ARC_LIST_L2ONLY] != arc_nr_hashed(arc))
 		l2arc_verify_bad(lc, &bad, "headers hashed",
 				 n[ARC_T1] + n[ARC_T2] + n[ARC_B1] + n[ARC_B2] +
 				 n[ARC_LIST_L2ONLY], arc_nr_hashed(arc));
 	if (l2 != lc->l2_blocks)
-		l2arc_verify_bad(lc, &bad, "headers with an L2 copy", l2,
+		l2arc_verify_bad(lc, &bad, "headers and indexed slots with an L2 copy", l2,
 				 lc->l2_blocks);
 	if (map != lc->l2_blocks)
 		l2arc_verify_bad(lc, &bad, "slots holding a copy", map,
@@ -635,9 +630,9 @@ static int l2arc_verify(struct l2arc_c *lc, char *result, unsigned int maxlen)
 
 	if (bad)
 		return -EIO;
-	DMEMIT("t1 %llu t2 %llu b1 %llu b2 %llu l2only %llu l2 %llu",
+	DMEMIT("t1 %llu t2 %llu b1 %llu b2 %llu l2only %llu l2 %llu indexed %llu",
 	       n[ARC_T1], n[ARC_T2], n[ARC_B1], n[ARC_B2], n[ARC_LIST_L2ONLY],
-	       l2);
+	       l2, indexed);
 	return 1;
 }
 

@@ -305,21 +305,28 @@ snap() {
 # "Invariants"); SLOTS = the cache device's slots (0 for none); dies
 # naming every one that does not hold
 check_rows() {
-	awk -v slots="$2" -v bs="$3" -v hdr=48 -v slotb=12 '
+	awk -v slots="$2" -v bs="$3" -v hdr=48 '
 	NR > 2 { v[$1] = $3 }
 	function need(ok, what) { if (!ok) { print "invariant broken: " what; bad = 1 } }
 	END {
+		# the slot table: 16 B a slot, and 4 B a bucket, the slots
+		# rounded up to a power of two, halved (dm-l2arc/l2index.c)
+		n = 1; b = 0
+		while (n < slots) { n *= 2; b++ }
+		idx = slots > 0 ? slots * 16 + 4 * 2 ^ (b > 0 ? b - 1 : 0) : 0
+		lists = v["mru_blocks"] + v["mfu_blocks"] + v["mru_ghost_blocks"] + v["mfu_ghost_blocks"]
+		# L2-only blocks that still have a header (pinned or being written)
+		l2hdrs = v["hash_elements"] - lists - v["l2_only_writing"]
 		need(v["l2_size"] == v["l2_asize"], "l2_size " v["l2_size"] " = l2_asize " v["l2_asize"])
 		need(v["l2_prefetch_asize"] + v["l2_mru_asize"] + v["l2_mfu_asize"] == v["l2_asize"],
 			"l2_prefetch_asize + l2_mru_asize + l2_mfu_asize = l2_asize")
-		need(v["l2_hdr_size"] == v["l2_only_blocks"] * hdr + slots * slotb,
-			"l2_hdr_size " v["l2_hdr_size"] " = 48 x l2_only_blocks " v["l2_only_blocks"] " + 12 x slots " slots)
+		need(v["l2_hdr_size"] == l2hdrs * hdr + idx,
+			"l2_hdr_size " v["l2_hdr_size"] " = 48 x L2-only headers " l2hdrs " + slot table " idx " (" slots " slots)")
 		need(v["l2_only_blocks"] * bs <= v["l2_size"], "l2_only_blocks x block <= l2_size")
 		need(v["l2_size"] <= slots * bs, "l2_size <= slots x block")
 		need(v["l2_size"] % bs == 0, "l2_size is whole blocks")
-		need(v["hash_elements"] == v["mru_blocks"] + v["mfu_blocks"] + v["mru_ghost_blocks"] + \
-			v["mfu_ghost_blocks"] + v["l2_only_blocks"] + v["l2_only_writing"],
-			"hash_elements = T1 + T2 + B1 + B2 + L2-only (with a copy, and being given one)")
+		need(l2hdrs >= 0 && l2hdrs <= v["l2_only_blocks"],
+			"hash_elements = T1 + T2 + B1 + B2 + L2-only being written + L2-only headers, 0 <= L2-only headers " l2hdrs " <= l2_only_blocks")
 		need(v["data_size"] == (v["mru_blocks"] + v["mfu_blocks"]) * bs, "data_size = resident blocks")
 		need(v["mru_size"] + v["mfu_size"] == v["data_size"], "mru_size + mfu_size = data_size")
 		need(v["hdr_size"] == v["hash_elements"] * hdr, "hdr_size = 48 x hash_elements")
