@@ -624,7 +624,7 @@ static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 	f->buf = buf;
 	f->waiters = NULL;
 	if (from_l2)
-		f->l2_cksum = lc->l2_ix.slots[hdr->l2_slot].cksum;
+		f->l2_cksum = l2arc_slot(&lc->l2_ix, hdr->l2_slot)->cksum;
 	if (lc->cache) {
 		if (from_l2) {
 			lc->stats[L2ARC_STAT_L2_HITS]++;
@@ -1194,15 +1194,14 @@ static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 	u64 b, s, dropped = 0;
 	unsigned int i, restarts;
 
-	if (nr <= arc_nr_hashed(arc) + lc->l2_ix.nr_indexed) {
+	if (nr <= arc_nr_hashed(arc)) {
 		for (b = first; b < first + nr; b++) {
 			hdr = arc_lookup(arc, to_oblock(b));
 			if (hdr)
 				dropped += l2arc_invalidate_hdr(lc, hdr);
-			l2arc_invalidate_indexed(lc, b);
 			l2arc_bulk_yield(lc, h);
 		}
-		return dropped;
+		goto indexed;
 	}
 	/* a range larger than the directory: walk its lists */
 	for (i = 0; i < ARRAY_SIZE(l2arc_walk_order); i++) {
@@ -1231,9 +1230,21 @@ static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 			}
 		}
 	}
-	/* and the L2-only blocks of the index, slot by slot */
+indexed:
+	/*
+	 * Then the L2-only blocks of the index (a header dropped meanwhile
+	 * had lost its copy already): block by block, or slot by slot for a
+	 * range of as many blocks as the cache device has slots.
+	 */
+	if (nr < lc->l2_nr_slots) {
+		for (b = first; b < first + nr && lc->l2_ix.nr_indexed; b++) {
+			l2arc_invalidate_indexed(lc, b);
+			l2arc_bulk_yield(lc, h);
+		}
+		return dropped;
+	}
 	for (s = 0; s < lc->l2_nr_slots && lc->l2_ix.nr_indexed; s++) {
-		struct l2arc_slot *sl = &lc->l2_ix.slots[s];
+		struct l2arc_slot *sl = l2arc_slot(&lc->l2_ix, s);
 
 		b = l2arc_slot_oblock(sl);
 		if ((sl->word & L2ARC_SLOT_INDEXED) && b >= first &&

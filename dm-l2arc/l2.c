@@ -167,14 +167,17 @@ static unsigned int l2arc_slot_class(const struct l2arc_slot *sl)
 	return L2ARC_CLASS_MRU;
 }
 
-/* Is @slot's copy @hdr's (its header, or its feed write's)?  Locked. */
+/*
+ * Is @slot's copy @hdr's (its header, or its feed write's)?  The slot and
+ * the header name each other.  Locked.
+ */
 static bool l2arc_slot_is(struct l2arc_c *lc, u64 slot, struct arc_hdr *hdr)
 {
 	const struct l2arc_slot *sl;
 
-	if (slot >= lc->l2_nr_slots)
+	if (slot >= lc->l2_nr_slots || hdr->l2_slot != slot)
 		return false;
-	sl = &lc->l2_ix.slots[slot];
+	sl = l2arc_slot(&lc->l2_ix, slot);
 	return (sl->word & L2ARC_SLOT_HDR) &&
 	       l2arc_slot_oblock(sl) == from_oblock(hdr->oblock);
 }
@@ -193,7 +196,7 @@ static bool l2arc_slot_is(struct l2arc_c *lc, u64 slot, struct arc_hdr *hdr)
  */
 struct arc_hdr *l2arc_slot_hdr(struct l2arc_c *lc, u64 slot)
 {
-	const struct l2arc_slot *sl = &lc->l2_ix.slots[slot];
+	const struct l2arc_slot *sl = l2arc_slot(&lc->l2_ix, slot);
 	struct arc_hdr *hdr;
 
 	if (!(sl->word & L2ARC_SLOT_HDR))
@@ -216,11 +219,13 @@ struct arc_hdr *l2arc_slot_hdr(struct l2arc_c *lc, u64 slot)
  */
 void l2arc_index_drop(struct l2arc_c *lc, u64 slot)
 {
-	struct l2arc_slot *sl = &lc->l2_ix.slots[slot];
+	struct l2arc_slot *sl = l2arc_slot(&lc->l2_ix, slot);
+	unsigned int cls = l2arc_slot_class(sl);
 
+	if (!l2arc_index_del(&lc->l2_ix, slot))
+		return;
 	lc->l2_blocks--;
-	lc->l2_class_blocks[l2arc_slot_class(sl)]--;
-	l2arc_index_del(&lc->l2_ix, slot);
+	lc->l2_class_blocks[cls]--;
 	sl->word = 0;
 	l2arc_log_dirty(lc, slot);
 }
@@ -285,15 +290,18 @@ bool l2arc_l2_claim(struct arc *arc, struct arc_hdr *hdr)
 	struct l2arc_c *lc = arc->private;
 	u32 slot = l2arc_l2_find(lc, from_oblock(hdr->oblock));
 	struct l2arc_slot *sl;
+	u64 cls;
 
 	if (slot == L2ARC_SLOT_NONE)
 		return false;
-	sl = &lc->l2_ix.slots[slot];
-	if (sl->word & L2ARC_SLOT_PREFETCH)
+	sl = l2arc_slot(&lc->l2_ix, slot);
+	cls = sl->word & L2ARC_SLOT_CLASS;
+	if (!l2arc_index_del(&lc->l2_ix, slot))
+		return false;
+	if (cls & L2ARC_SLOT_PREFETCH)
 		hdr->flags |= L2ARC_F_CLASS_PREFETCH;
-	else if (sl->word & L2ARC_SLOT_MFU)
+	else if (cls & L2ARC_SLOT_MFU)
 		hdr->flags |= L2ARC_F_CLASS_MFU;
-	l2arc_index_del(&lc->l2_ix, slot);
 	sl->word |= L2ARC_SLOT_HDR;
 	hdr->l2_slot = slot;
 	return true;
@@ -311,7 +319,7 @@ void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr)
 	struct l2arc_c *lc = arc->private;
 
 	if (l2arc_slot_is(lc, hdr->l2_slot, hdr)) {
-		lc->l2_ix.slots[hdr->l2_slot].word = 0;
+		l2arc_slot(&lc->l2_ix, hdr->l2_slot)->word = 0;
 		l2arc_log_dirty(lc, hdr->l2_slot);
 	}
 	lc->l2_blocks--;
@@ -379,7 +387,7 @@ void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_run *run)
 /* Evict the L2 copy in @slot ahead of the write hand; arc.lock held. */
 static void l2arc_evict_slot(struct l2arc_c *lc, u64 slot)
 {
-	struct l2arc_slot *sl = &lc->l2_ix.slots[slot];
+	struct l2arc_slot *sl = l2arc_slot(&lc->l2_ix, slot);
 	struct arc_hdr *hdr;
 
 	if (sl->word & L2ARC_SLOT_INDEXED) {
@@ -834,7 +842,7 @@ static void l2arc_assign(struct l2arc_c *lc, struct l2arc_wentry *w,
 		/* a block written to since it was taken is written, not kept */
 		if (l2arc_owns(&w[i], true)) {
 			w[i].hdr->l2_slot = w[i].slot;
-			lc->l2_ix.slots[w[i].slot].word =
+			l2arc_slot(&lc->l2_ix, w[i].slot)->word =
 				from_oblock(w[i].hdr->oblock) | L2ARC_SLOT_HDR;
 		}
 		l2arc_bulk_yield(lc, &h);
@@ -928,14 +936,14 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 		if (owns)
 			hdr->flags &= ~L2ARC_F_L2_WRITING;
 		if (valid) {
-			lc->l2_ix.slots[w[i].slot].cksum = w[i].cksum;
+			l2arc_slot(&lc->l2_ix, w[i].slot)->cksum = w[i].cksum;
 			arc_hdr_set_l2(&lc->arc, hdr);
 			l2arc_log_dirty(lc, w[i].slot);
 			lc->l2_blocks++;
 			lc->l2_class_blocks[l2arc_class(hdr)]++;
 		} else {
 			if (l2arc_slot_is(lc, w[i].slot, hdr))
-				lc->l2_ix.slots[w[i].slot].word = 0;
+				l2arc_slot(&lc->l2_ix, w[i].slot)->word = 0;
 			l2arc_drop_uncopied(lc, hdr);
 		}
 		arc_hdr_unpin(&lc->arc, hdr);
@@ -960,7 +968,7 @@ static void l2arc_drop_all(struct l2arc_c *lc)
 	for (s = 0; s < lc->l2_nr_slots; s++) {
 		struct arc_hdr *hdr;
 
-		if (lc->l2_ix.slots[s].word & L2ARC_SLOT_INDEXED) {
+		if (l2arc_slot(&lc->l2_ix, s)->word & L2ARC_SLOT_INDEXED) {
 			l2arc_index_drop(lc, s);
 		} else {
 			hdr = l2arc_slot_hdr(lc, s);

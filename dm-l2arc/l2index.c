@@ -37,7 +37,10 @@
  * spreads consecutive blocks (a sequential feed) over the buckets.
  *
  * Limits: at most 2^32 - 1 slots (a chain link is 1 + a u32 slot), and
- * origin blocks below 2^56 (the flags use the top byte).
+ * origin blocks below 2^56 (the flags use the top byte).  Both arrays are
+ * cut into chunks of 2^22 entries, each its own kvmalloc (one allocation
+ * is refused above INT_MAX bytes, which 2^27 slots pass): one more
+ * pointer load per access, 8 bytes per chunk.
  *
  * Locking: none here; the target holds arc.lock around every call but
  * init and exit (see l2index.h).
@@ -48,6 +51,41 @@
 #include <linux/slab.h>
 
 #include "l2index.h"
+
+/* Free a chunked array of @n chunks (NULL-safe). */
+static void l2arc_chunks_free(void **chunks, unsigned int n)
+{
+	unsigned int i;
+
+	if (!chunks)
+		return;
+	for (i = 0; i < n; i++)
+		kvfree(chunks[i]);
+	kfree(chunks);
+}
+
+/* @count zeroed entries of @size bytes in chunks; NULL without memory. */
+static void **l2arc_chunks_alloc(u64 count, size_t size, unsigned int *nr)
+{
+	u64 per = BIT(L2ARC_INDEX_CHUNK_SHIFT);
+	unsigned int n = max_t(u64, 1, DIV_ROUND_UP_ULL(count, per)), i;
+	void **chunks = kcalloc(n, sizeof(*chunks), GFP_KERNEL);
+
+	*nr = n;
+	if (!chunks)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		u64 here = min_t(u64, per, count - (u64)i * per);
+
+		chunks[i] = kvcalloc(max_t(u64, here, 1), size,
+				     GFP_KERNEL | __GFP_NOWARN);
+		if (!chunks[i]) {
+			l2arc_chunks_free(chunks, i);
+			return NULL;
+		}
+	}
+	return chunks;
+}
 
 /**
  * l2arc_index_init() - allocate an empty slot table and index
@@ -64,10 +102,11 @@ int l2arc_index_init(struct l2arc_index *ix, u64 nr_slots)
 		return -EINVAL;
 	ix->nr_slots = nr_slots;
 	ix->bits = nr_slots > 1 ? order_base_2(nr_slots) - 1 : 0;
-	ix->slots = kvcalloc(max_t(u64, nr_slots, 1), sizeof(*ix->slots),
-			     GFP_KERNEL);
-	ix->buckets = kvcalloc(1UL << ix->bits, sizeof(*ix->buckets),
-			       GFP_KERNEL);
+	ix->slots = (struct l2arc_slot **)
+		l2arc_chunks_alloc(nr_slots, sizeof(struct l2arc_slot),
+				   &ix->nr_chunks);
+	ix->buckets = (u32 **)l2arc_chunks_alloc(BIT_ULL(ix->bits), sizeof(u32),
+						 &ix->nr_bucket_chunks);
 	if (!ix->slots || !ix->buckets) {
 		l2arc_index_exit(ix);
 		return -ENOMEM;
@@ -83,10 +122,13 @@ int l2arc_index_init(struct l2arc_index *ix, u64 nr_slots)
  */
 void l2arc_index_exit(struct l2arc_index *ix)
 {
-	kvfree(ix->slots);
-	kvfree(ix->buckets);
+	l2arc_chunks_free((void **)ix->slots, ix->slots ? ix->nr_chunks : 0);
+	l2arc_chunks_free((void **)ix->buckets,
+			  ix->buckets ? ix->nr_bucket_chunks : 0);
 	ix->slots = NULL;
 	ix->buckets = NULL;
+	ix->nr_chunks = 0;
+	ix->nr_bucket_chunks = 0;
 	ix->nr_slots = 0;
 	ix->nr_indexed = 0;
 }
@@ -96,20 +138,24 @@ void l2arc_index_exit(struct l2arc_index *ix)
  * @ix: the index
  *
  * Context: any.
- * Return: bytes: 16 a slot plus 4 a bucket (what kvcalloc was asked for).
+ * Return: bytes: 16 a slot plus 4 a bucket (what kvcalloc was asked for;
+ * the chunk pointer arrays, 8 bytes per 4 Mi entries, left out).
  */
 u64 l2arc_index_bytes(const struct l2arc_index *ix)
 {
 	if (!ix->slots)
 		return 0;
-	return (u64)ix->nr_slots * sizeof(*ix->slots) +
-	       (sizeof(*ix->buckets) << ix->bits);
+	return (u64)ix->nr_slots * sizeof(struct l2arc_slot) +
+	       (sizeof(u32) << ix->bits);
 }
 
 /* The chain head of @oblock (hash_64() needs 1 to 64 bits). */
 static u32 *l2arc_index_bucket(const struct l2arc_index *ix, u64 oblock)
 {
-	return &ix->buckets[ix->bits ? hash_64(oblock, ix->bits) : 0];
+	u32 b = ix->bits ? hash_64(oblock, ix->bits) : 0;
+
+	return &ix->buckets[b >> L2ARC_INDEX_CHUNK_SHIFT]
+			   [b & L2ARC_INDEX_CHUNK_MASK];
 }
 
 /**
@@ -125,7 +171,7 @@ u32 l2arc_index_find(const struct l2arc_index *ix, u64 oblock)
 	u32 link = *l2arc_index_bucket(ix, oblock);
 
 	while (link) {
-		const struct l2arc_slot *sl = &ix->slots[link - 1];
+		const struct l2arc_slot *sl = l2arc_slot(ix, link - 1);
 
 		if (l2arc_slot_oblock(sl) == oblock)
 			return link - 1;
@@ -148,7 +194,7 @@ u32 l2arc_index_find(const struct l2arc_index *ix, u64 oblock)
  */
 void l2arc_index_add(struct l2arc_index *ix, u32 slot, u64 oblock, u64 class)
 {
-	struct l2arc_slot *sl = &ix->slots[slot];
+	struct l2arc_slot *sl = l2arc_slot(ix, slot);
 	u32 *head = l2arc_index_bucket(ix, oblock);
 
 	sl->word = (oblock & L2ARC_SLOT_OBLOCK) | L2ARC_SLOT_INDEXED |
@@ -167,18 +213,21 @@ void l2arc_index_add(struct l2arc_index *ix, u32 slot, u64 oblock, u64 class)
  * crc32c stay, for a caller that gives the slot to a header.
  *
  * Context: the caller's lock held (arc.lock).
+ * Return: true; false (with a warning, nothing changed) if @slot is not on
+ * its chain.
  */
-void l2arc_index_del(struct l2arc_index *ix, u32 slot)
+bool l2arc_index_del(struct l2arc_index *ix, u32 slot)
 {
-	struct l2arc_slot *sl = &ix->slots[slot];
+	struct l2arc_slot *sl = l2arc_slot(ix, slot);
 	u32 *link = l2arc_index_bucket(ix, l2arc_slot_oblock(sl));
 
 	while (*link && *link != slot + 1)
-		link = &ix->slots[*link - 1].next;
+		link = &l2arc_slot(ix, *link - 1)->next;
 	if (WARN_ON_ONCE(!*link))
-		return;
+		return false;
 	*link = sl->next;
 	sl->next = 0;
 	sl->word &= ~(L2ARC_SLOT_INDEXED | L2ARC_SLOT_CLASS);
 	ix->nr_indexed--;
+	return true;
 }

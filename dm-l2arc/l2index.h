@@ -40,22 +40,50 @@ struct l2arc_slot {
 /* "not indexed", from l2arc_index_find() */
 #define L2ARC_SLOT_NONE		U32_MAX
 
+/*
+ * The slot table and the buckets are arrays of chunks of 2^22 entries at
+ * most (64 MiB of slots, 16 MiB of buckets), each one kvmalloc'ed: a
+ * single allocation is refused above INT_MAX bytes (2^27 slots).
+ */
+#define L2ARC_INDEX_CHUNK_SHIFT	22
+#define L2ARC_INDEX_CHUNK_MASK	(BIT(L2ARC_INDEX_CHUNK_SHIFT) - 1)
+
 /**
  * struct l2arc_index - the slot table and its hash index of one cache device
- * @slots: one &struct l2arc_slot a slot, @nr_slots of them (kvmalloc'ed)
- * @buckets: 1 << @bits chain heads (1 + slot, 0 for an empty bucket)
+ * @slots: chunks of &struct l2arc_slot, one a slot, @nr_slots in all
+ *	(reach them with l2arc_slot())
+ * @buckets: chunks of chain heads (1 + slot, 0 for an empty bucket),
+ *	1 << @bits in all
+ * @nr_chunks: chunks of @slots
+ * @nr_bucket_chunks: chunks of @buckets
  * @nr_slots: slots, 0..%L2ARC_SLOT_NONE - 1
  * @bits: log2 of the bucket count: @nr_slots rounded up to a power of two,
  *	halved (so 1 to 2 slots a bucket, 2 to 4 bytes a slot)
  * @nr_indexed: slots with %L2ARC_SLOT_INDEXED
  */
 struct l2arc_index {
-	struct l2arc_slot *slots;
-	u32 *buckets;
+	struct l2arc_slot **slots;
+	u32 **buckets;
+	unsigned int nr_chunks;
+	unsigned int nr_bucket_chunks;
 	u32 nr_slots;
 	unsigned int bits;
 	u64 nr_indexed;
 };
+
+/**
+ * l2arc_slot() - one slot's entry
+ * @ix: the index
+ * @slot: the slot, 0..nr_slots - 1
+ *
+ * Return: the entry.
+ */
+static inline struct l2arc_slot *l2arc_slot(const struct l2arc_index *ix,
+					    u32 slot)
+{
+	return &ix->slots[slot >> L2ARC_INDEX_CHUNK_SHIFT]
+			 [slot & L2ARC_INDEX_CHUNK_MASK];
+}
 
 /**
  * l2arc_slot_oblock() - the origin block a slot's copy belongs to
@@ -74,6 +102,6 @@ void l2arc_index_exit(struct l2arc_index *ix);
 u64 l2arc_index_bytes(const struct l2arc_index *ix);
 u32 l2arc_index_find(const struct l2arc_index *ix, u64 oblock);
 void l2arc_index_add(struct l2arc_index *ix, u32 slot, u64 oblock, u64 class);
-void l2arc_index_del(struct l2arc_index *ix, u32 slot);
+bool l2arc_index_del(struct l2arc_index *ix, u32 slot);
 
 #endif /* DM_L2ARC_L2INDEX_H */

@@ -69,24 +69,24 @@ static void l2index_test_chain(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, l2arc_index_init(&ix, 2), 0);
 	KUNIT_EXPECT_EQ(test, l2arc_index_find(&ix, 5), L2ARC_SLOT_NONE);
-	ix.slots[0].cksum = 0xabcd;
+	l2arc_slot(&ix, 0)->cksum = 0xabcd;
 	l2arc_index_add(&ix, 0, 5, L2ARC_SLOT_MFU);
 	l2arc_index_add(&ix, 1, 9, 0);
 	KUNIT_EXPECT_EQ(test, ix.nr_indexed, 2);
 	KUNIT_EXPECT_EQ(test, l2arc_index_find(&ix, 5), 0);
 	KUNIT_EXPECT_EQ(test, l2arc_index_find(&ix, 9), 1);
 	KUNIT_EXPECT_EQ(test, l2arc_index_find(&ix, 7), L2ARC_SLOT_NONE);
-	KUNIT_EXPECT_EQ(test, ix.slots[0].word,
+	KUNIT_EXPECT_EQ(test, l2arc_slot(&ix, 0)->word,
 			5 | L2ARC_SLOT_INDEXED | L2ARC_SLOT_MFU);
 	/* the older entry, at the chain's tail */
-	l2arc_index_del(&ix, 0);
+	KUNIT_EXPECT_TRUE(test, l2arc_index_del(&ix, 0));
 	KUNIT_EXPECT_EQ(test, ix.nr_indexed, 1);
 	KUNIT_EXPECT_EQ(test, l2arc_index_find(&ix, 5), L2ARC_SLOT_NONE);
 	KUNIT_EXPECT_EQ(test, l2arc_index_find(&ix, 9), 1);
 	/* the block and the crc32c stay, for a header that claims the slot */
-	KUNIT_EXPECT_EQ(test, ix.slots[0].word, 5);
-	KUNIT_EXPECT_EQ(test, ix.slots[0].cksum, 0xabcd);
-	KUNIT_EXPECT_EQ(test, ix.slots[0].next, 0);
+	KUNIT_EXPECT_EQ(test, l2arc_slot(&ix, 0)->word, 5);
+	KUNIT_EXPECT_EQ(test, l2arc_slot(&ix, 0)->cksum, 0xabcd);
+	KUNIT_EXPECT_EQ(test, l2arc_slot(&ix, 0)->next, 0);
 	/* again, then the newer entry, at the chain's head */
 	l2arc_index_add(&ix, 0, 5, L2ARC_SLOT_PREFETCH);
 	l2arc_index_del(&ix, 1);
@@ -94,7 +94,7 @@ static void l2index_test_chain(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l2arc_index_find(&ix, 5), 0);
 	l2arc_index_del(&ix, 0);
 	KUNIT_EXPECT_EQ(test, ix.nr_indexed, 0);
-	KUNIT_EXPECT_EQ(test, ix.buckets[0], 0);
+	KUNIT_EXPECT_EQ(test, ix.buckets[0][0], 0);
 	l2arc_index_exit(&ix);
 }
 
@@ -135,11 +135,40 @@ static void l2index_test_full(struct kunit *test)
 	l2arc_index_exit(&ix);
 }
 
+/*
+ * More slots than one chunk holds (2^22): the slots on either side of the
+ * chunk boundary are found, and the chunks are counted in the size.
+ */
+static void l2index_test_chunks(struct kunit *test)
+{
+	const u32 per = BIT(L2ARC_INDEX_CHUNK_SHIFT), n = per + 5;
+	struct l2arc_index ix;
+
+	KUNIT_ASSERT_EQ(test, l2arc_index_init(&ix, n), 0);
+	KUNIT_EXPECT_EQ(test, ix.nr_chunks, 2);
+	KUNIT_EXPECT_EQ(test, ix.nr_bucket_chunks, 1);
+	KUNIT_EXPECT_EQ(test, ix.bits, 22);
+	KUNIT_EXPECT_EQ(test, l2arc_index_bytes(&ix),
+			(u64)n * 16 + ((u64)per << 2));
+	l2arc_index_add(&ix, per - 1, 7, 0);
+	l2arc_index_add(&ix, per, 8, 0);
+	l2arc_index_add(&ix, n - 1, 9, 0);
+	KUNIT_EXPECT_PTR_EQ(test, l2arc_slot(&ix, per), &ix.slots[1][0]);
+	KUNIT_EXPECT_EQ(test, l2arc_index_find(&ix, 7), per - 1);
+	KUNIT_EXPECT_EQ(test, l2arc_index_find(&ix, 8), per);
+	KUNIT_EXPECT_EQ(test, l2arc_index_find(&ix, 9), n - 1);
+	KUNIT_EXPECT_TRUE(test, l2arc_index_del(&ix, per));
+	KUNIT_EXPECT_EQ(test, l2arc_index_find(&ix, 8), L2ARC_SLOT_NONE);
+	KUNIT_EXPECT_EQ(test, ix.nr_indexed, 2);
+	l2arc_index_exit(&ix);
+}
+
 static struct kunit_case l2index_test_cases[] = {
 	KUNIT_CASE(l2index_test_size),
 	KUNIT_CASE(l2index_test_bounds),
 	KUNIT_CASE(l2index_test_chain),
 	KUNIT_CASE(l2index_test_full),
+	KUNIT_CASE(l2index_test_chunks),
 	{}
 };
 

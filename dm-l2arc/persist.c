@@ -447,7 +447,7 @@ static void l2arc_lb_fill(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		s = first + j;
 		if (s >= lc->l2_nr_slots)
 			break;
-		sl = &lc->l2_ix.slots[s];
+		sl = l2arc_slot(&lc->l2_ix, s);
 		if (sl->word & L2ARC_SLOT_INDEXED) {
 			if (sl->word & L2ARC_SLOT_PREFETCH)
 				flags |= L2ARC_LE_PREFETCH;
@@ -566,7 +566,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		if (!(flags & L2ARC_LE_VALID))
 			continue;
 		if (s >= lc->l2_nr_slots || ob >= lc->nr_blocks ||
-		    lc->l2_ix.slots[s].word ||
+		    l2arc_slot(&lc->l2_ix, s)->word ||
 		    l2arc_l2_find(lc, ob) != L2ARC_SLOT_NONE) {
 			dirty = true;	/* a block twice: the first one holds */
 			continue;
@@ -575,7 +575,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 			cls = L2ARC_SLOT_PREFETCH;
 		else if (flags & L2ARC_LE_MFU)
 			cls = L2ARC_SLOT_MFU;
-		lc->l2_ix.slots[s].cksum = le32_to_cpu(e->cksum);
+		l2arc_slot(&lc->l2_ix, s)->cksum = le32_to_cpu(e->cksum);
 		l2arc_index_add(&lc->l2_ix, s, ob, cls);
 		lc->l2_blocks++;
 		lc->l2_class_blocks[cls == L2ARC_SLOT_PREFETCH ?

@@ -58,7 +58,7 @@
 #include "dm-l2arc.h"
 
 #define L2ARC_VERSION_MAJOR	0
-#define L2ARC_VERSION_MINOR	4
+#define L2ARC_VERSION_MINOR	5
 #define L2ARC_VERSION_PATCH	0
 
 /* ---- Shrinker ---- */
@@ -548,7 +548,7 @@ static void l2arc_verify_hdr(struct l2arc_c *lc, struct arc_hdr *hdr,
 static void l2arc_verify_indexed(struct l2arc_c *lc, u64 s, u64 *cls,
 				 unsigned int *bad)
 {
-	struct l2arc_slot *sl = &lc->l2_ix.slots[s];
+	struct l2arc_slot *sl = l2arc_slot(&lc->l2_ix, s);
 	u64 b = l2arc_slot_oblock(sl);
 
 	if (l2arc_index_find(&lc->l2_ix, b) != s)
@@ -597,7 +597,7 @@ static int l2arc_verify(struct l2arc_c *lc, char *result, unsigned int maxlen)
 					 arc_list_size(arc, id));
 	}
 	for (s = 0; s < lc->l2_nr_slots; s++) {
-		if (lc->l2_ix.slots[s].word & L2ARC_SLOT_INDEXED) {
+		if (l2arc_slot(&lc->l2_ix, s)->word & L2ARC_SLOT_INDEXED) {
 			indexed++;
 			map++;
 			l2arc_verify_indexed(lc, s, cls, &bad);
