@@ -44,6 +44,9 @@
 /* A cache device must hold at least this many blocks. */
 #define L2ARC_CACHE_MIN_BLOCKS		16
 
+/* Write ranges a device remembers while its rebuild is pending. */
+#define L2ARC_REBUILD_WRITES		256
+
 /* Smallest ARC a parameter may ask for: 16 blocks of 4 KiB, in bytes. */
 #define L2ARC_ARC_MIN_BYTES		(16ULL * 4096)
 
@@ -428,7 +431,20 @@ struct l2arc_pool {
  *                the slot map; under @arc.lock
  * @l2_guid: random id of this format of the cache device
  * @l2_generation: incremented at every in-use header write
- * @l2_loaded: the first resume has rebuilt (or started cold)
+ * @l2_loaded: the first resume has read the header (and rebuilds, or
+ *             started cold)
+ * @l2_rebuilding: the log blocks are still to be read into the slot table
+ *                 (l2arc_rebuild_run(), by the first feed or a suspend);
+ *                 set at the first resume, cleared under @arc.lock
+ * @l2_rebuild_t0: ktime_get_ns() at that resume
+ * @l2_rebuild_skipped: log entries the rebuild left out: their block was
+ *                      written, or read from the origin, since the resume
+ * @l2_rb_writes: block ranges written since the resume while
+ *                @l2_rebuilding, which the rebuild must not index; under
+ *                @arc.lock
+ * @l2_rb_nr: ranges in @l2_rb_writes
+ * @l2_rb_full: more ranges were written than @l2_rb_writes holds: the
+ *              rebuild stops there (what it did not read is dropped)
  * @l2_io: dm-io client of the metadata reads and writes
  * @l2_meta_buf: %L2ARC_META_IO_BYTES of vmalloc'ed buffer for them; used
  *               under @feed_mutex
@@ -516,6 +532,15 @@ struct l2arc_c {
 	u64 l2_guid;
 	u64 l2_generation;
 	bool l2_loaded;
+	bool l2_rebuilding;
+	u64 l2_rebuild_t0;
+	u64 l2_rebuild_skipped;
+	struct l2arc_rb_range {
+		u64 first;
+		u64 last;
+	} l2_rb_writes[L2ARC_REBUILD_WRITES];
+	unsigned int l2_rb_nr;
+	bool l2_rb_full;
 	struct dm_io_client *l2_io;
 	void *l2_meta_buf;
 	u64 owner_token;
@@ -732,6 +757,8 @@ u64 l2arc_meta_layout(u64 dev_blocks, u32 block_sectors, u64 min_bytes,
 int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error);
 void l2arc_persist_exit(struct l2arc_c *lc);
 void l2arc_persist_resume(struct l2arc_c *lc);
+void l2arc_rebuild_run(struct l2arc_c *lc);
+void l2arc_rebuild_note_write(struct l2arc_c *lc, u64 first, u64 last);
 void l2arc_persist_suspend(struct l2arc_c *lc);
 void l2arc_origin_claim(struct l2arc_c *lc);
 void l2arc_persist_module_exit(void);

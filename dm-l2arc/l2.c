@@ -1128,6 +1128,8 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 	mutex_lock(&lc->feed_mutex);
 	if (!lc->cache)
 		goto out;
+	/* the first feed after a load reads the log back first */
+	l2arc_rebuild_run(lc);
 	if (READ_ONCE(lc->l2_failed)) {
 		l2arc_handoff_drop(lc);
 		if (!lc->l2_dropped)
@@ -1239,7 +1241,9 @@ void l2arc_feed_start(struct l2arc_c *lc)
 	lc->feed_kicked = false;
 	spin_unlock_bh(&lc->arc.lock);
 	lc->dwpd_at = jiffies;
+	/* at once when the log is still to be read back (a rebuild) */
 	queue_delayed_work(lc->feed_wq, &lc->feed_work,
+			   READ_ONCE(lc->l2_rebuilding) ? 0 :
 			   l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ);
 }
 

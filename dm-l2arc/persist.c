@@ -67,8 +67,11 @@
  * once.  Starting empty draws a new guid, which voids every log block on
  * the device at once.
  *
- * The rebuild runs in preresume, before the device takes I/O: it reads
- * 0.39 % of a device of 4 KiB blocks.  Its entries go straight into the
+ * The first resume reads the header; the log blocks are read by the
+ * first feed, queued at once (l2arc_rebuild_run()), while the device
+ * serves I/O: blocks not rebuilt yet are misses, and a block written or
+ * read from the origin meanwhile is left out.  The log is 0.39 % of a
+ * device of 4 KiB blocks.  Its entries go straight into the
  * slot table and the index of L2-only blocks (l2index.c), allocated at
  * table load, so a rebuild allocates nothing and l2_rebuild_lowmem stays
  * 0 (the row is kept for OpenZFS's readers).
@@ -530,9 +533,58 @@ int l2arc_log_write_dirty(struct l2arc_c *lc)
 	return r;
 }
 
+/* Was block @b written since the resume?  arc.lock held. */
+static bool l2arc_rebuild_written(struct l2arc_c *lc, u64 b)
+{
+	unsigned int i;
+
+	for (i = 0; i < lc->l2_rb_nr; i++)
+		if (b >= lc->l2_rb_writes[i].first &&
+		    b <= lc->l2_rb_writes[i].last)
+			return true;
+	return false;
+}
+
+/**
+ * l2arc_rebuild_note_write() - a write, discard or write-zeroes of blocks
+ * [@first, @last] goes to the origin while the rebuild is pending
+ * @lc: the device
+ * @first: its first block
+ * @last: its last block
+ *
+ * The rebuild will not index those blocks: their copies may be stale.  A
+ * range next to or over the last one recorded extends it; past
+ * %L2ARC_REBUILD_WRITES ranges the rebuild stops (l2_rb_full).
+ *
+ * Context: arc.lock held, before the write's blocks are invalidated.
+ */
+void l2arc_rebuild_note_write(struct l2arc_c *lc, u64 first, u64 last)
+{
+	struct l2arc_rb_range *r;
+
+	if (!lc->l2_rebuilding || lc->l2_rb_full)
+		return;
+	if (lc->l2_rb_nr) {
+		r = &lc->l2_rb_writes[lc->l2_rb_nr - 1];
+		if (first <= r->last + 1 && last + 1 >= r->first) {
+			r->first = min(r->first, first);
+			r->last = max(r->last, last);
+			return;
+		}
+	}
+	if (lc->l2_rb_nr == L2ARC_REBUILD_WRITES) {
+		lc->l2_rb_full = true;
+		return;
+	}
+	r = &lc->l2_rb_writes[lc->l2_rb_nr++];
+	r->first = first;
+	r->last = last;
+}
+
 /*
  * Take the entries of log block @i into the slot table and the index, as
- * L2-only blocks (no header, no allocation).
+ * L2-only blocks (no header, no allocation), but for blocks written or read
+ * from the origin since the resume (the device serves I/O meanwhile).
  */
 static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 {
@@ -555,6 +607,11 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		return;
 
 	spin_lock_bh(&lc->arc.lock);
+	if (lc->l2_rb_full) {	/* too many writes to remember: stop */
+		__set_bit(i, lc->l2_log_dirty);
+		spin_unlock_bh(&lc->arc.lock);
+		return;
+	}
 	lc->stats[L2ARC_STAT_L2_REBUILD_LOG_BLKS]++;
 	for (j = 0; j < L2ARC_LOG_ENTRIES; j++) {
 		struct l2arc_log_ent *e = &lb->ent[j];
@@ -569,6 +626,16 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		    l2arc_slot(&lc->l2_ix, s)->word ||
 		    l2arc_l2_find(lc, ob) != L2ARC_SLOT_NONE) {
 			dirty = true;	/* a block twice: the first one holds */
+			continue;
+		}
+		/*
+		 * written since the resume (the copy may be stale), or read
+		 * from the origin into the ARC already: left out
+		 */
+		if (l2arc_rebuild_written(lc, ob) ||
+		    arc_lookup(&lc->arc, to_oblock(ob))) {
+			lc->l2_rebuild_skipped++;
+			dirty = true;
 			continue;
 		}
 		if (flags & L2ARC_LE_PREFETCH)
@@ -638,6 +705,13 @@ static void l2arc_rebuild_logs(struct l2arc_c *lc)
 
 	for (i = 0; i < lc->l2_log_nr; i += n) {
 		n = min_t(u64, per_io, lc->l2_log_nr - i);
+		if (READ_ONCE(lc->l2_rb_full) || READ_ONCE(lc->l2_failed)) {
+			/* what is not read is written again, empty */
+			spin_lock_bh(&lc->arc.lock);
+			bitmap_set(lc->l2_log_dirty, i, lc->l2_log_nr - i);
+			spin_unlock_bh(&lc->arc.lock);
+			break;
+		}
 		if (l2arc_meta_io(lc, REQ_OP_READ, 1 + i, n,
 				  lc->l2_meta_buf)) {
 			spin_lock_bh(&lc->arc.lock);
@@ -662,15 +736,16 @@ static void l2arc_start_empty(struct l2arc_c *lc)
 }
 
 /*
- * The first resume with metadata: rebuild from a clean, matching header,
- * or start empty.  feed_mutex held.
+ * The first resume with metadata: read the header; from a clean, matching
+ * one, take the write hand and set the rebuild of the log going
+ * (l2arc_rebuild_run()), else start empty.  feed_mutex held.
  */
 static void l2arc_rebuild(struct l2arc_c *lc)
 {
 	struct l2arc_dev_hdr *dh = lc->l2_meta_buf;
 	bool want = lc->table.rebuild_set ? lc->table.rebuild :
 		    l2arc_param(L2ARC_P_REBUILD_ENABLED);
-	u64 t0 = ktime_get_ns(), hand, laps;
+	u64 t0 = ktime_get_ns();
 	const char *why;
 
 	if (l2arc_meta_io(lc, REQ_OP_READ, 0, 1, dh)) {
@@ -691,25 +766,62 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 	}
 	lc->l2_guid = le64_to_cpu(dh->guid);
 	lc->l2_generation = le64_to_cpu(dh->generation);
-	hand = le64_to_cpu(dh->hand);
-	laps = le64_to_cpu(dh->laps);
-	l2arc_rebuild_logs(lc);
 	spin_lock_bh(&lc->arc.lock);
-	lc->l2_hand = hand;
-	lc->l2_laps = laps;
-	lc->stats[L2ARC_STAT_L2_REBUILD_SUCCESS]++;
-	lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS] =
-		div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC);
+	lc->l2_hand = le64_to_cpu(dh->hand);
+	lc->l2_laps = le64_to_cpu(dh->laps);
+	lc->l2_rebuild_t0 = t0;
+	lc->l2_rebuild_skipped = 0;
+	lc->l2_rb_nr = 0;
+	lc->l2_rb_full = false;
+	lc->l2_rebuilding = true;
 	spin_unlock_bh(&lc->arc.lock);
-	DMINFO("%s: L2ARC rebuilt: %llu blocks from %llu log blocks in %llu ms",
-	       lc->name, lc->stats[L2ARC_STAT_L2_REBUILD_BUFS],
-	       lc->stats[L2ARC_STAT_L2_REBUILD_LOG_BLKS],
-	       lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS]);
 	return;
 empty:
 	if (why)
 		DMWARN("%s: cache device starts empty: %s", lc->name, why);
 	l2arc_start_empty(lc);
+}
+
+/**
+ * l2arc_rebuild_run() - read the log blocks into the slot table, if the
+ * first resume left that to do
+ * @lc: the device
+ *
+ * Run by the first feed (queued at once by the resume; a feed by message
+ * waits for it) and by a suspend that comes before it, while the device
+ * serves I/O: a block written since the resume
+ * (l2arc_rebuild_note_write()) or read into the ARC from the origin
+ * meanwhile is left out (its log block is written again).  Ends with
+ * l2_rebuild_success and l2_rebuild_time_ms (from the resume) and a kernel
+ * log line.  A degraded device, or too many writes to remember, stops it:
+ * the log blocks not read are written again empty.
+ *
+ * Context: process context, may sleep; feed_mutex held.
+ */
+void l2arc_rebuild_run(struct l2arc_c *lc)
+{
+	unsigned int noio;
+	bool full;
+
+	if (!lc->l2_rebuilding)
+		return;
+	/* no reclaim through a device whose cache may be half rebuilt */
+	noio = memalloc_noio_save();
+	l2arc_rebuild_logs(lc);
+	memalloc_noio_restore(noio);
+	spin_lock_bh(&lc->arc.lock);
+	lc->l2_rebuilding = false;
+	full = lc->l2_rb_full;
+	lc->stats[L2ARC_STAT_L2_REBUILD_SUCCESS]++;
+	lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS] =
+		div_u64(ktime_get_ns() - lc->l2_rebuild_t0, NSEC_PER_MSEC);
+	spin_unlock_bh(&lc->arc.lock);
+	DMINFO("%s: L2ARC rebuilt: %llu blocks from %llu log blocks in %llu ms, %llu left out%s",
+	       lc->name, lc->stats[L2ARC_STAT_L2_REBUILD_BUFS],
+	       lc->stats[L2ARC_STAT_L2_REBUILD_LOG_BLKS],
+	       lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS],
+	       lc->l2_rebuild_skipped,
+	       full ? "; stopped: too many writes meanwhile" : "");
 }
 
 /*
@@ -798,6 +910,8 @@ void l2arc_persist_suspend(struct l2arc_c *lc)
 		mutex_unlock(&lc->feed_mutex);
 		return;
 	}
+	/* a rebuild not run yet: its log must not outlive this load's writes */
+	l2arc_rebuild_run(lc);
 	r = l2arc_log_write_dirty(lc);
 	if (!r)
 		r = l2arc_dh_write(lc, L2ARC_DH_CLEAN);

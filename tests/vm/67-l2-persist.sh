@@ -85,6 +85,7 @@ show() {
 }
 create() {
 	dmsetup create "$1" --table "$2"
+	l2_rebuilt "$1"
 }
 remove() {
 	dm_remove "$1"
@@ -140,6 +141,7 @@ same_as_origin p $O
 # ---- 3. reload
 dmsetup reload p --table "$(table $O /dev/ram1)"
 dmsetup resume p
+l2_rebuilt p
 show p "3. reloaded"
 expect_rows "$(proc_of p)" l2_rebuild_success=1 l2_rebuild_bufs=$((blocks - 1))
 

@@ -94,6 +94,7 @@ for k in "${points[@]}"; do
 	load_module
 	echo 0 >$P/l2arc_rebuild_blocks_min_l2size
 	dmsetup create t --table "$(table /dev/ram4)"
+	l2_rebuilt t
 	ok=$(st t l2_rebuild_success) bufs=$(st t l2_rebuild_bufs)
 	same_as_origin t || die "after $k of $n log entries: t differs from the origin (rebuilt $ok, $bufs blocks)"
 	rebuilt=$((rebuilt + ok))

@@ -67,6 +67,7 @@ dmsetup create p --table "$(table /dev/mapper/c)"
 warm
 dmsetup remove p
 dmsetup create p --table "$(table /dev/mapper/c)"
+l2_rebuilt p
 expect_rows "$(proc_of p)" l2_rebuild_success=1 l2_rebuild_bufs=$blocks
 
 # ---- a. a reload to no cache device and back

@@ -102,6 +102,13 @@ status_feed() {
 # warm_by_feeds NAME MiB: read the first MiB of /dev/mapper/NAME in 2 MiB
 # chunks, an l2arc_feed message after each (a whole set onto L2 behind a
 # small ARC, feeds by message only)
+# l2_rebuilt NAME: wait until the L2ARC rebuild that NAME's first resume
+# set going (the first feed reads the log back) is over: a feed by message
+# runs it first or waits for it, and with an empty ARC writes nothing
+l2_rebuilt() {
+	dmsetup message "$1" 0 l2arc_feed
+}
+
 warm_by_feeds() {
 	local i
 	for i in $(seq 0 2 $(($2 - 1))); do
