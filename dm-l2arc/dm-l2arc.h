@@ -250,6 +250,7 @@ enum l2arc_stat {
 	L2ARC_STAT_L2_REBUILD_LOG_BLKS,	/* log blocks read with entries */
 	L2ARC_STAT_L2_REBUILD_UNCLEAN,	/* header in use: not shut cleanly */
 	L2ARC_STAT_L2_REBUILD_TIME_MS,	/* the last rebuild took, ms */
+	L2ARC_STAT_L2_REBUILD_SKIPPED,	/* entries written or read meanwhile */
 	L2ARC_STAT_NR,
 };
 
@@ -437,14 +438,12 @@ struct l2arc_pool {
  *                 (l2arc_rebuild_run(), by the first feed or a suspend);
  *                 set at the first resume, cleared under @arc.lock
  * @l2_rebuild_t0: ktime_get_ns() at that resume
- * @l2_rebuild_skipped: log entries the rebuild left out: their block was
- *                      written, or read from the origin, since the resume
  * @l2_rb_writes: block ranges written since the resume while
  *                @l2_rebuilding, which the rebuild must not index; under
  *                @arc.lock
- * @l2_rb_nr: ranges in @l2_rb_writes
- * @l2_rb_full: more ranges were written than @l2_rb_writes holds: the
- *              rebuild stops there (what it did not read is dropped)
+ * @l2_rb_nr: ranges in @l2_rb_writes; when it is full, a new range
+ *            widens the one nearest to it (more blocks left out, never
+ *            fewer)
  * @l2_io: dm-io client of the metadata reads and writes
  * @l2_meta_buf: %L2ARC_META_IO_BYTES of vmalloc'ed buffer for them; used
  *               under @feed_mutex
@@ -534,13 +533,11 @@ struct l2arc_c {
 	bool l2_loaded;
 	bool l2_rebuilding;
 	u64 l2_rebuild_t0;
-	u64 l2_rebuild_skipped;
 	struct l2arc_rb_range {
 		u64 first;
 		u64 last;
 	} l2_rb_writes[L2ARC_REBUILD_WRITES];
 	unsigned int l2_rb_nr;
-	bool l2_rb_full;
 	struct dm_io_client *l2_io;
 	void *l2_meta_buf;
 	u64 owner_token;

@@ -553,32 +553,45 @@ static bool l2arc_rebuild_written(struct l2arc_c *lc, u64 b)
  * @last: its last block
  *
  * The rebuild will not index those blocks: their copies may be stale.  A
- * range next to or over the last one recorded extends it; past
- * %L2ARC_REBUILD_WRITES ranges the rebuild stops (l2_rb_full).
+ * range next to or over the last one recorded extends it; once
+ * %L2ARC_REBUILD_WRITES ranges are recorded, a new one widens the range
+ * nearest to it (the blocks between are left out too: never fewer than
+ * were written).
  *
  * Context: arc.lock held, before the write's blocks are invalidated.
  */
 void l2arc_rebuild_note_write(struct l2arc_c *lc, u64 first, u64 last)
 {
-	struct l2arc_rb_range *r;
+	struct l2arc_rb_range *r = lc->l2_rb_writes;
+	u64 gap, best = U64_MAX;
+	unsigned int i;
 
-	if (!lc->l2_rebuilding || lc->l2_rb_full)
+	if (!lc->l2_rebuilding)
 		return;
 	if (lc->l2_rb_nr) {
 		r = &lc->l2_rb_writes[lc->l2_rb_nr - 1];
-		if (first <= r->last + 1 && last + 1 >= r->first) {
-			r->first = min(r->first, first);
-			r->last = max(r->last, last);
-			return;
-		}
+		if (first <= r->last + 1 && last + 1 >= r->first)
+			goto widen;
 	}
-	if (lc->l2_rb_nr == L2ARC_REBUILD_WRITES) {
-		lc->l2_rb_full = true;
+	if (lc->l2_rb_nr < L2ARC_REBUILD_WRITES) {
+		r = &lc->l2_rb_writes[lc->l2_rb_nr++];
+		r->first = first;
+		r->last = last;
 		return;
 	}
-	r = &lc->l2_rb_writes[lc->l2_rb_nr++];
-	r->first = first;
-	r->last = last;
+	for (i = 0; i < L2ARC_REBUILD_WRITES; i++) {
+		struct l2arc_rb_range *c = &lc->l2_rb_writes[i];
+
+		gap = first > c->last ? first - c->last :
+		      c->first > last ? c->first - last : 0;
+		if (gap < best) {
+			best = gap;
+			r = c;
+		}
+	}
+widen:
+	r->first = min(r->first, first);
+	r->last = max(r->last, last);
 }
 
 /*
@@ -607,11 +620,6 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		return;
 
 	spin_lock_bh(&lc->arc.lock);
-	if (lc->l2_rb_full) {	/* too many writes to remember: stop */
-		__set_bit(i, lc->l2_log_dirty);
-		spin_unlock_bh(&lc->arc.lock);
-		return;
-	}
 	lc->stats[L2ARC_STAT_L2_REBUILD_LOG_BLKS]++;
 	for (j = 0; j < L2ARC_LOG_ENTRIES; j++) {
 		struct l2arc_log_ent *e = &lb->ent[j];
@@ -634,7 +642,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		 */
 		if (l2arc_rebuild_written(lc, ob) ||
 		    arc_lookup(&lc->arc, to_oblock(ob))) {
-			lc->l2_rebuild_skipped++;
+			lc->stats[L2ARC_STAT_L2_REBUILD_SKIPPED]++;
 			dirty = true;
 			continue;
 		}
@@ -705,7 +713,7 @@ static void l2arc_rebuild_logs(struct l2arc_c *lc)
 
 	for (i = 0; i < lc->l2_log_nr; i += n) {
 		n = min_t(u64, per_io, lc->l2_log_nr - i);
-		if (READ_ONCE(lc->l2_rb_full) || READ_ONCE(lc->l2_failed)) {
+		if (READ_ONCE(lc->l2_failed)) {
 			/* what is not read is written again, empty */
 			spin_lock_bh(&lc->arc.lock);
 			bitmap_set(lc->l2_log_dirty, i, lc->l2_log_nr - i);
@@ -770,9 +778,7 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 	lc->l2_hand = le64_to_cpu(dh->hand);
 	lc->l2_laps = le64_to_cpu(dh->laps);
 	lc->l2_rebuild_t0 = t0;
-	lc->l2_rebuild_skipped = 0;
 	lc->l2_rb_nr = 0;
-	lc->l2_rb_full = false;
 	lc->l2_rebuilding = true;
 	spin_unlock_bh(&lc->arc.lock);
 	return;
@@ -792,16 +798,16 @@ empty:
  * serves I/O: a block written since the resume
  * (l2arc_rebuild_note_write()) or read into the ARC from the origin
  * meanwhile is left out (its log block is written again).  Ends with
- * l2_rebuild_success and l2_rebuild_time_ms (from the resume) and a kernel
- * log line.  A degraded device, or too many writes to remember, stops it:
- * the log blocks not read are written again empty.
+ * l2_rebuild_success (when it read the whole log) and l2_rebuild_time_ms
+ * (from the resume) and a kernel log line.  A device degraded meanwhile
+ * stops it: the log blocks not read are written again empty.
  *
  * Context: process context, may sleep; feed_mutex held.
  */
 void l2arc_rebuild_run(struct l2arc_c *lc)
 {
 	unsigned int noio;
-	bool full;
+	bool failed;
 
 	if (!lc->l2_rebuilding)
 		return;
@@ -811,8 +817,9 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 	memalloc_noio_restore(noio);
 	spin_lock_bh(&lc->arc.lock);
 	lc->l2_rebuilding = false;
-	full = lc->l2_rb_full;
-	lc->stats[L2ARC_STAT_L2_REBUILD_SUCCESS]++;
+	failed = READ_ONCE(lc->l2_failed);
+	if (!failed)
+		lc->stats[L2ARC_STAT_L2_REBUILD_SUCCESS]++;
 	lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS] =
 		div_u64(ktime_get_ns() - lc->l2_rebuild_t0, NSEC_PER_MSEC);
 	spin_unlock_bh(&lc->arc.lock);
@@ -820,8 +827,8 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 	       lc->name, lc->stats[L2ARC_STAT_L2_REBUILD_BUFS],
 	       lc->stats[L2ARC_STAT_L2_REBUILD_LOG_BLKS],
 	       lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS],
-	       lc->l2_rebuild_skipped,
-	       full ? "; stopped: too many writes meanwhile" : "");
+	       lc->stats[L2ARC_STAT_L2_REBUILD_SKIPPED],
+	       failed ? "; stopped: cache device dropped" : "");
 }
 
 /*
@@ -881,6 +888,8 @@ void l2arc_persist_resume(struct l2arc_c *lc)
 		if (r) {
 			DMERR("%s: cannot mark the cache device in use (%d): cache device dropped",
 			      lc->name, r);
+			/* a clean header left there must not outlive this load */
+			l2arc_dh_void(lc);
 			spin_lock_bh(&lc->arc.lock);
 			WRITE_ONCE(lc->l2_failed, true);
 			spin_unlock_bh(&lc->arc.lock);

@@ -69,7 +69,7 @@ enum l2arc_row {
 	R_L2_REBUILD_DH_ERRORS, R_L2_REBUILD_CKSUM_LB_ERRORS,
 	R_L2_REBUILD_LOWMEM, R_L2_REBUILD_SIZE, R_L2_REBUILD_ASIZE,
 	R_L2_REBUILD_BUFS, R_L2_REBUILD_LOG_BLKS, R_L2_REBUILD_UNCLEAN,
-	R_L2_REBUILD_TIME_MS,
+	R_L2_REBUILD_TIME_MS, R_L2_REBUILD_SKIPPED,
 	R_NR,
 };
 
@@ -177,6 +177,7 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_L2_REBUILD_LOG_BLKS] = "l2_rebuild_log_blks",
 	[R_L2_REBUILD_UNCLEAN] = "l2_rebuild_unclean",
 	[R_L2_REBUILD_TIME_MS] = "l2_rebuild_time_ms",
+	[R_L2_REBUILD_SKIPPED] = "l2_rebuild_skipped",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -248,6 +249,7 @@ static const struct {
 	{ R_L2_REBUILD_LOG_BLKS, L2ARC_STAT_L2_REBUILD_LOG_BLKS },
 	{ R_L2_REBUILD_UNCLEAN, L2ARC_STAT_L2_REBUILD_UNCLEAN },
 	{ R_L2_REBUILD_TIME_MS, L2ARC_STAT_L2_REBUILD_TIME_MS },
+	{ R_L2_REBUILD_SKIPPED, L2ARC_STAT_L2_REBUILD_SKIPPED },
 };
 
 static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */

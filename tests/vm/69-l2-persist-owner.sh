@@ -27,10 +27,7 @@
 . "$(dirname "$0")/lib.sh"
 
 load_module
-P=/sys/module/dm_l2arc/parameters
-min0=$(cat $P/l2arc_rebuild_blocks_min_l2size)
-add_cleanup eval "[[ ! -e $P/l2arc_rebuild_blocks_min_l2size ]] || echo $min0 >$P/l2arc_rebuild_blocks_min_l2size"
-echo 0 >$P/l2arc_rebuild_blocks_min_l2size
+persist_any_size
 modprobe dm-flakey
 mk_brd 3 32
 set_mib=8 blocks=2048

@@ -30,10 +30,7 @@ esac
 first=$L2ARC_OUT/boot-1
 set_mib=12 blocks=3072 bs=4096
 load_module
-P=/sys/module/dm_l2arc/parameters
-min0=$(cat $P/l2arc_rebuild_blocks_min_l2size)
-add_cleanup eval "[[ ! -e $P/l2arc_rebuild_blocks_min_l2size ]] || echo $min0 >$P/l2arc_rebuild_blocks_min_l2size"
-echo 0 >$P/l2arc_rebuild_blocks_min_l2size
+persist_any_size
 modprobe loop
 feat="arc_max 4194304 prefetch_disable 1 l2arc_feed_secs 3600 l2arc_write_max 4194304 l2arc_noprefetch 0"
 st() { arcstats_row "$(proc_of rb)" "$1"; }
@@ -56,7 +53,7 @@ if ((boot == 1)); then
 	warm_by_feeds rb $set_mib
 	assert_eq "boot 1: l2_size after warming" $((set_mib << 20)) "$(st l2_size)"
 	# 4,096 blocks: a header and 17 log blocks, then 4,078 slots
-assert_eq "boot 1: l2_log_blk_count" 17 "$(st l2_log_blk_count)"
+	assert_eq "boot 1: l2_log_blk_count" 17 "$(st l2_log_blk_count)"
 	echo "boot 1: l2_size $(st l2_size), l2_only_blocks $(st l2_only_blocks)," \
 		"log blocks written $(st l2_log_blk_writes)"
 	dmsetup remove rb

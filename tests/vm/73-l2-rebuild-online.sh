@@ -13,7 +13,8 @@
 #  1. while the log read waits: a write of block 7 (new data) and a read
 #     of block 9 complete, and l2_rebuild_success is still 0;
 #  2. after the rebuild (a feed by message waits for it):
-#     l2_rebuild_success 1, l2_rebuild_bufs 6142 (all but blocks 7 and 9),
+#     l2_rebuild_success 1, l2_rebuild_bufs 6142 (all but blocks 7 and 9:
+#     l2_rebuild_skipped 2),
 #     l2_size 6143 blocks (block 9 too: that feed wrote it from the ARC);
 #     block 7 reads the new data; the device reads as its origin; a pass
 #     makes 6142 L2 hits (block 9 is an ARC hit, block 7 a miss).
@@ -25,10 +26,7 @@
 . "$(dirname "$0")/lib.sh"
 
 load_module
-P=/sys/module/dm_l2arc/parameters
-min0=$(cat $P/l2arc_rebuild_blocks_min_l2size)
-add_cleanup eval "[[ ! -e $P/l2arc_rebuild_blocks_min_l2size ]] || echo $min0 >$P/l2arc_rebuild_blocks_min_l2size"
-echo 0 >$P/l2arc_rebuild_blocks_min_l2size
+persist_any_size
 mk_brd 2 32
 set_mib=24 blocks=6144 bs=4096
 dd if=/dev/urandom of=/dev/ram0 bs=1M count=$set_mib oflag=direct status=none
@@ -65,7 +63,8 @@ dmsetup resume rbd
 # l2_size: the 6,142 rebuilt, and block 9, which the feed that waited for
 # the rebuild wrote from the ARC
 expect_rows "$(proc_of ro)" l2_rebuild_success=1 l2_rebuild_bufs=$((blocks - 2)) \
-	l2_size=$(((blocks - 1) * bs)) l2_rebuild_unclean=0 l2_rebuild_dh_errors=0
+	l2_rebuild_skipped=2 l2_size=$(((blocks - 1) * bs)) \
+	l2_rebuild_unclean=0 l2_rebuild_dh_errors=0
 dd if=/dev/mapper/ro of="$L2ARC_TEST_OUT/r7" bs=$bs skip=7 count=1 iflag=direct status=none
 cmp "$L2ARC_TEST_OUT/b7" "$L2ARC_TEST_OUT/r7" || die "block 7 is stale: written during the rebuild, read back old"
 h0=$(st l2_hits)

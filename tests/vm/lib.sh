@@ -21,6 +21,8 @@
 #   arcstats_row FILE ROW       one row's value from an arcstats file
 #   expect_rows FILE ROW=VAL... assert rows of an arcstats file
 #   warm_by_feeds NAME MiB      read a set in 2 MiB chunks, l2arc_feed after each
+#   l2_rebuilt NAME             wait for NAME's L2ARC rebuild (a feed by message)
+#   persist_any_size            metadata on cache devices of any size (this test)
 #   HOLD_MS                     a dm-delay read delay (ms) long enough to
 #                               outlast any few commands on any kernel: a
 #                               read held until release_held ends the hold
@@ -99,9 +101,6 @@ status_feed() {
 	dmsetup status "$1" | awk '$3 == "l2arc" { print $23, $24, $25, $26, $27 }'
 }
 
-# warm_by_feeds NAME MiB: read the first MiB of /dev/mapper/NAME in 2 MiB
-# chunks, an l2arc_feed message after each (a whole set onto L2 behind a
-# small ARC, feeds by message only)
 # l2_rebuilt NAME: wait until the L2ARC rebuild that NAME's first resume
 # set going (the first feed reads the log back) is over: a feed by message
 # runs it first or waits for it, and with an empty ARC writes nothing
@@ -109,6 +108,17 @@ l2_rebuilt() {
 	dmsetup message "$1" 0 l2arc_feed
 }
 
+# persist_any_size: cache devices of any size hold a header and log blocks
+# during this test (l2arc_rebuild_blocks_min_l2size 0, restored at exit)
+persist_any_size() {
+	local p=/sys/module/dm_l2arc/parameters/l2arc_rebuild_blocks_min_l2size
+	add_cleanup eval "[[ ! -e $p ]] || echo $(cat $p) >$p"
+	echo 0 >$p
+}
+
+# warm_by_feeds NAME MiB: read the first MiB of /dev/mapper/NAME in 2 MiB
+# chunks, an l2arc_feed message after each (a whole set onto L2 behind a
+# small ARC, feeds by message only)
 warm_by_feeds() {
 	local i
 	for i in $(seq 0 2 $(($2 - 1))); do
