@@ -8,8 +8,9 @@
 # rebuild, so a write during the rebuild is never undone by a stale copy.
 # A 24 MiB set warm on a 32 MiB cache device (6,144 blocks; the cache
 # device behind dm-delay, no delay while warming), the table removed
-# (clean), the delay's reads set to 5 s, the table created again (its
-# header read waits 5 s, then the log read 5 s more):
+# (clean), reads of the log blocks (sectors 8 to 271, between the header
+# and slot 0) held in dm-delay (HOLD_MS) until released, the table created
+# again (its header read at once, its log read held until step 2):
 #  1. while the log read waits: a write of block 7 (new data) and a read
 #     of block 9 complete, and l2_rebuild_success is still 0; then 300
 #     single-block writes 20 blocks apart (blocks 100, 120, ... 6080: more
@@ -34,7 +35,7 @@ mk_brd 2 32
 set_mib=24 blocks=6144 bs=4096
 dd if=/dev/urandom of=/dev/ram0 bs=1M count=$set_mib oflag=direct status=none
 cs=$(sectors /dev/ram1)
-dm_create rbd "0 $cs delay /dev/ram1 0 0"
+dm_create rbd "0 $cs linear /dev/ram1 0"
 feat="arc_max 4194304 prefetch_disable 1 l2arc_feed_secs 3600 l2arc_write_max 4194304 l2arc_noprefetch 0"
 tbl="0 $((set_mib << 11)) l2arc /dev/ram0 /dev/mapper/rbd 8 10 $feat"
 st() { arcstats_row "$(proc_of ro)" "$1"; }
@@ -45,10 +46,14 @@ warm_by_feeds ro $set_mib
 assert_eq "l2_size, warm" $((set_mib << 20)) "$(st l2_size)"
 dmsetup remove ro
 
-# reads of the cache device wait 3 s from now on
+# reads of the log blocks held from now on, until released: 32 MiB of
+# 4 KiB blocks is a header (sectors 0-7), 33 log blocks (8-271), slots
 dmsetup suspend rbd
-dmsetup load rbd --table "0 $cs delay /dev/ram1 0 5000 /dev/ram1 0 0"
+dmsetup load rbd --table "0 8 linear /dev/ram1 0
+8 264 delay /dev/ram1 8 $HOLD_MS /dev/ram1 8 0
+272 $((cs - 272)) linear /dev/ram1 272"
 dmsetup resume rbd
+held() { dmsetup status rbd | awk '$3 == "delay" { n += $4 } END { print n + 0 }'; }
 head -c $bs /dev/urandom >"$L2ARC_TEST_OUT/b7"
 t0=$SECONDS
 dmsetup create ro --table "$tbl"
@@ -70,10 +75,17 @@ os.close(fd)
 PY
 echo "1. and 300 writes: $((SECONDS - t0)) s; l2_rebuild_success $(st l2_rebuild_success)"
 
+# release the log read: dm-delay's presuspend sends on what it holds
+until (($(held) > 0)); do
+	((SECONDS - t0 < 60)) || die "the log read was never held"
+	sleep 0.1
+done
+dmsetup suspend rbd
+dmsetup resume rbd
 l2_rebuilt ro
 echo "2. rebuilt after $((SECONDS - t0)) s: $(dmesg | grep 'L2ARC rebuilt' | tail -n 1)"
 dmsetup suspend rbd
-dmsetup load rbd --table "0 $cs delay /dev/ram1 0 0"
+dmsetup load rbd --table "0 $cs linear /dev/ram1 0"
 dmsetup resume rbd
 skipped=$(st l2_rebuild_skipped)
 ((skipped >= 302)) || die "l2_rebuild_skipped $skipped: below the 302 blocks written or read"
