@@ -429,7 +429,7 @@ struct l2arc_pool {
  *                  slot s is block @l2_meta_blocks + s of the cache device
  * @l2_log_nr: log blocks, one per %L2ARC_LOG_ENTRIES slots
  * @l2_log_dirty: log blocks whose copy on the cache device differs from
- *                the slot map; under @arc.lock
+ *                the slot table; under @arc.lock
  * @l2_guid: random id of this format of the cache device
  * @l2_generation: incremented at every in-use header write
  * @l2_loaded: the first resume has read the header (and rebuilds, or

@@ -432,7 +432,7 @@ static int l2arc_dh_write(struct l2arc_c *lc, u32 state)
 			     REQ_FUA, 0, 1, dh);
 }
 
-/* Fill log block @i from the slot map; arc.lock held. */
+/* Fill log block @i from the slot table; arc.lock held. */
 static void l2arc_lb_fill(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 {
 	u64 first = i * L2ARC_LOG_ENTRIES, s;

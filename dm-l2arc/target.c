@@ -638,7 +638,7 @@ static int l2arc_verify(struct l2arc_c *lc, char *result, unsigned int maxlen)
 
 /*
  * Messages:
- *   verify                     recount the directory and the slot map and
+ *   verify                     recount the directory and the slot table and
  *                              compare with the counters (prints the
  *                              counts; fails with EIO on a disagreement)
  *   clear_stats                zero the counters (not the cache), and the

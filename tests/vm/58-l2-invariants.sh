@@ -7,7 +7,7 @@
 # every kind of operation (issue 9, section 8): after each step, one
 # snapshot of the file passes check_rows (lib.sh: the invariants written
 # in Documentation/dm-l2arc.rst) and the `verify` message recounts the
-# lists, the slot map and the L2 copies and finds the counters right.
+# lists, the slot table and the L2 copies and finds the counters right.
 # Steps: fill, hit, feed, evict (L2-only), L2 hits, writes, discards,
 # write-zeroes (blkdiscard -z), laps of the write hand, clear_stats,
 # shrink (drop_caches), degrade (cache device swapped to `error`).
