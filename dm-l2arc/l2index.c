@@ -29,7 +29,8 @@
  *			rounded up to a power of two, halved: 2.0 to 4.0
  *	total		18.0 to 20.0 bytes, within the 24 bytes a block of
  *			the goal, against 48 (header) + 8 (slot map) + 4
- *			(crc32c) + 8 to 16 (rhashtable bucket) before.
+ *			(crc32c) + 11 to 27 (its share of the rhashtable's
+ *			buckets) = 71 to 87 before.
  * A TiB of cache device is 2^28 slots at 4 KiB blocks: 4 GiB of slot
  * table and 512 MiB of buckets, 4.5 GiB (4.8 GB); at 128 KiB blocks, 2^23
  * slots: 128 MiB and 16 MiB, 144 MiB.  The chains hold 1 to 2 slots a

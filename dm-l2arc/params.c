@@ -174,11 +174,11 @@ MODULE_PARM_DESC(l2arc_dwpd_limit,
 module_param_cb(l2arc_meta_percent, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_META_PERCENT], 0644);
 MODULE_PARM_DESC(l2arc_meta_percent,
-		 "Percent of RAM that L2-only headers of all devices may use before feeds stop (default 10, range 1 to 90)");
+		 "Percent of RAM that L2-only blocks still holding a header, all devices, may use before feeds stop (default 10, range 1 to 90)");
 module_param_cb(arc_sys_free, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_ARC_SYS_FREE], 0644);
 MODULE_PARM_DESC(arc_sys_free,
-		 "Available memory below which the shrinker also drops L2-only headers, bytes (default 0: the larger of 512 KiB and 1/64 of RAM; range 0 to the machine's memory)");
+		 "Available memory below which c does not grow back after a shrink, bytes (default 0: the larger of 512 KiB and 1/64 of RAM; range 0 to the machine's memory)");
 module_param_cb(l2arc_handoff_max, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_HANDOFF_MAX], 0644);
 MODULE_PARM_DESC(l2arc_handoff_max,
