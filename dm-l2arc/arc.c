@@ -295,16 +295,24 @@ static void arc_leave(struct arc *arc, struct arc_hdr *hdr)
 }
 
 /*
- * Give @hdr (on no list, no data) to the target's index if it has a valid
- * copy on the cache device, no copy being written and no pin, and the
- * target takes it: %ARC_F_L2 goes without &arc_ops.l2_drop (the copy
- * stays valid, the target knows it) and @hdr leaves.  Returns true if so.
+ * May @hdr go to the target's index: a valid copy on the cache device, no
+ * copy being written, no pin, and a target that keeps an index?
+ */
+static bool arc_compactable(const struct arc *arc, const struct arc_hdr *hdr)
+{
+	return (hdr->flags & (ARC_F_L2 | ARC_F_L2_WRITING)) == ARC_F_L2 &&
+	       !hdr->pins && arc->ops->l2_compact;
+}
+
+/*
+ * Give @hdr (on no list, no data) to the target's index if
+ * arc_compactable() and the target takes it: %ARC_F_L2 goes without
+ * &arc_ops.l2_drop (the copy stays valid, the target knows it) and @hdr
+ * leaves.  Returns true if so.
  */
 static bool arc_compact(struct arc *arc, struct arc_hdr *hdr)
 {
-	if ((hdr->flags & (ARC_F_L2 | ARC_F_L2_WRITING)) != ARC_F_L2 ||
-	    hdr->pins || !arc->ops->l2_compact ||
-	    !arc->ops->l2_compact(arc, hdr))
+	if (!arc_compactable(arc, hdr) || !arc->ops->l2_compact(arc, hdr))
 		return false;
 	hdr->flags &= ~ARC_F_L2;
 	arc_leave(arc, hdr);
@@ -716,9 +724,7 @@ bool arc_hdr_unpin(struct arc *arc, struct arc_hdr *hdr)
 		return hdr->state != ARC_DEAD;
 	if (--hdr->pins)
 		return hdr->state != ARC_DEAD;
-	if (hdr->state == ARC_L2ONLY &&
-	    (hdr->flags & (ARC_F_L2 | ARC_F_L2_WRITING)) == ARC_F_L2 &&
-	    arc->ops->l2_compact) {
+	if (hdr->state == ARC_L2ONLY && arc_compactable(arc, hdr)) {
 		arc_list_del(arc, hdr);
 		if (arc_compact(arc, hdr))
 			return false;

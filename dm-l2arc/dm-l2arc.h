@@ -268,6 +268,33 @@ enum l2arc_class {
 	L2ARC_NR_CLASSES,
 };
 
+/*
+ * A copy's L2 size class lives in its header's flags (L2ARC_F_CLASS_*)
+ * while a header owns the slot, and in the slot's bits (L2ARC_SLOT_PREFETCH,
+ * L2ARC_SLOT_MFU) while it is indexed; these convert between the two and
+ * to &enum l2arc_class.
+ */
+static inline u64 l2arc_class_to_slot(u8 hdr_flags)
+{
+	if (hdr_flags & L2ARC_F_CLASS_PREFETCH)
+		return L2ARC_SLOT_PREFETCH;
+	return hdr_flags & L2ARC_F_CLASS_MFU ? L2ARC_SLOT_MFU : 0;
+}
+
+static inline u8 l2arc_class_to_hdr(u64 slot_word)
+{
+	if (slot_word & L2ARC_SLOT_PREFETCH)
+		return L2ARC_F_CLASS_PREFETCH;
+	return slot_word & L2ARC_SLOT_MFU ? L2ARC_F_CLASS_MFU : 0;
+}
+
+static inline unsigned int l2arc_slot_class(u64 slot_word)
+{
+	if (slot_word & L2ARC_SLOT_PREFETCH)
+		return L2ARC_CLASS_PREFETCH;
+	return slot_word & L2ARC_SLOT_MFU ? L2ARC_CLASS_MFU : L2ARC_CLASS_MRU;
+}
+
 /**
  * struct l2arc_wrange - a write (or discard, write-zeroes) in flight
  * @rb: node in &l2arc_c.wr_tree, an interval tree keyed by block

@@ -1165,13 +1165,9 @@ static const struct {
 	{ ARC_LIST_L2ONLY, ARC_L2ONLY },
 };
 
-/* Drop the indexed L2 copy of block @b, if any; arc.lock held. */
-static void l2arc_invalidate_indexed(struct l2arc_c *lc, u64 b)
+/* A write drops the indexed L2 copy in @slot; arc.lock held. */
+static void l2arc_invalidate_slot(struct l2arc_c *lc, u64 slot)
 {
-	u32 slot = l2arc_l2_find(lc, b);
-
-	if (slot == L2ARC_SLOT_NONE)
-		return;
 	lc->stats[L2ARC_STAT_L2_WRITE_INVALIDATES]++;
 	l2arc_index_drop(lc, slot);
 }
@@ -1238,7 +1234,9 @@ indexed:
 	 */
 	if (nr < lc->l2_nr_slots) {
 		for (b = first; b < first + nr && lc->l2_ix.nr_indexed; b++) {
-			l2arc_invalidate_indexed(lc, b);
+			s = l2arc_l2_find(lc, b);
+			if (s != L2ARC_SLOT_NONE)
+				l2arc_invalidate_slot(lc, s);
 			l2arc_bulk_yield(lc, h);
 		}
 		return dropped;
@@ -1248,10 +1246,8 @@ indexed:
 
 		b = l2arc_slot_oblock(sl);
 		if ((sl->word & L2ARC_SLOT_INDEXED) && b >= first &&
-		    b - first < nr) {
-			lc->stats[L2ARC_STAT_L2_WRITE_INVALIDATES]++;
-			l2arc_index_drop(lc, s);
-		}
+		    b - first < nr)
+			l2arc_invalidate_slot(lc, s);
 		l2arc_bulk_yield(lc, h);
 	}
 	return dropped;

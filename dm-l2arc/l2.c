@@ -150,21 +150,7 @@ static unsigned int l2arc_block_bytes(struct l2arc_c *lc)
  */
 unsigned int l2arc_class(struct arc_hdr *hdr)
 {
-	if (hdr->flags & L2ARC_F_CLASS_PREFETCH)
-		return L2ARC_CLASS_PREFETCH;
-	if (hdr->flags & L2ARC_F_CLASS_MFU)
-		return L2ARC_CLASS_MFU;
-	return L2ARC_CLASS_MRU;
-}
-
-/* The L2 size class of an indexed slot's copy; arc.lock held. */
-static unsigned int l2arc_slot_class(const struct l2arc_slot *sl)
-{
-	if (sl->word & L2ARC_SLOT_PREFETCH)
-		return L2ARC_CLASS_PREFETCH;
-	if (sl->word & L2ARC_SLOT_MFU)
-		return L2ARC_CLASS_MFU;
-	return L2ARC_CLASS_MRU;
+	return l2arc_slot_class(l2arc_class_to_slot(hdr->flags));
 }
 
 /*
@@ -220,7 +206,7 @@ struct arc_hdr *l2arc_slot_hdr(struct l2arc_c *lc, u64 slot)
 void l2arc_index_drop(struct l2arc_c *lc, u64 slot)
 {
 	struct l2arc_slot *sl = l2arc_slot(&lc->l2_ix, slot);
-	unsigned int cls = l2arc_slot_class(sl);
+	unsigned int cls = l2arc_slot_class(sl->word);
 
 	if (!l2arc_index_del(&lc->l2_ix, slot))
 		return;
@@ -260,14 +246,10 @@ u32 l2arc_l2_find(struct l2arc_c *lc, u64 oblock)
 bool l2arc_l2_compact(struct arc *arc, struct arc_hdr *hdr)
 {
 	struct l2arc_c *lc = arc->private;
-	u64 cls = 0;
+	u64 cls = l2arc_class_to_slot(hdr->flags);
 
 	if (WARN_ON_ONCE(!l2arc_slot_is(lc, hdr->l2_slot, hdr)))
 		return false;
-	if (hdr->flags & L2ARC_F_CLASS_PREFETCH)
-		cls = L2ARC_SLOT_PREFETCH;
-	else if (hdr->flags & L2ARC_F_CLASS_MFU)
-		cls = L2ARC_SLOT_MFU;
 	hdr->flags &= ~(L2ARC_F_CLASS_PREFETCH | L2ARC_F_CLASS_MFU);
 	l2arc_index_add(&lc->l2_ix, hdr->l2_slot, from_oblock(hdr->oblock),
 			cls);
@@ -290,18 +272,15 @@ bool l2arc_l2_claim(struct arc *arc, struct arc_hdr *hdr)
 	struct l2arc_c *lc = arc->private;
 	u32 slot = l2arc_l2_find(lc, from_oblock(hdr->oblock));
 	struct l2arc_slot *sl;
-	u64 cls;
+	u8 cls;
 
 	if (slot == L2ARC_SLOT_NONE)
 		return false;
 	sl = l2arc_slot(&lc->l2_ix, slot);
-	cls = sl->word & L2ARC_SLOT_CLASS;
+	cls = l2arc_class_to_hdr(sl->word);
 	if (!l2arc_index_del(&lc->l2_ix, slot))
 		return false;
-	if (cls & L2ARC_SLOT_PREFETCH)
-		hdr->flags |= L2ARC_F_CLASS_PREFETCH;
-	else if (cls & L2ARC_SLOT_MFU)
-		hdr->flags |= L2ARC_F_CLASS_MFU;
+	hdr->flags |= cls;
 	sl->word |= L2ARC_SLOT_HDR;
 	hdr->l2_slot = slot;
 	return true;

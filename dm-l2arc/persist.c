@@ -446,25 +446,23 @@ static void l2arc_lb_fill(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		struct l2arc_slot *sl;
 		struct arc_hdr *hdr;
 		u32 flags = L2ARC_LE_VALID;
+		u64 cls;
 
 		s = first + j;
 		if (s >= lc->l2_nr_slots)
 			break;
 		sl = l2arc_slot(&lc->l2_ix, s);
-		if (sl->word & L2ARC_SLOT_INDEXED) {
-			if (sl->word & L2ARC_SLOT_PREFETCH)
-				flags |= L2ARC_LE_PREFETCH;
-			if (sl->word & L2ARC_SLOT_MFU)
-				flags |= L2ARC_LE_MFU;
-		} else {
+		cls = sl->word & L2ARC_SLOT_CLASS;
+		if (!(sl->word & L2ARC_SLOT_INDEXED)) {
 			hdr = l2arc_slot_hdr(lc, s);
 			if (!hdr || !(hdr->flags & ARC_F_L2))
 				continue;
-			if (hdr->flags & L2ARC_F_CLASS_PREFETCH)
-				flags |= L2ARC_LE_PREFETCH;
-			if (hdr->flags & L2ARC_F_CLASS_MFU)
-				flags |= L2ARC_LE_MFU;
+			cls = l2arc_class_to_slot(hdr->flags);
 		}
+		if (cls & L2ARC_SLOT_PREFETCH)
+			flags |= L2ARC_LE_PREFETCH;
+		if (cls & L2ARC_SLOT_MFU)
+			flags |= L2ARC_LE_MFU;
 		lb->ent[j].oblock = cpu_to_le64(l2arc_slot_oblock(sl));
 		lb->ent[j].cksum = cpu_to_le32(sl->cksum);
 		lb->ent[j].flags = cpu_to_le32(flags);
@@ -653,10 +651,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		l2arc_slot(&lc->l2_ix, s)->cksum = le32_to_cpu(e->cksum);
 		l2arc_index_add(&lc->l2_ix, s, ob, cls);
 		lc->l2_blocks++;
-		lc->l2_class_blocks[cls == L2ARC_SLOT_PREFETCH ?
-				    L2ARC_CLASS_PREFETCH :
-				    cls == L2ARC_SLOT_MFU ? L2ARC_CLASS_MFU :
-				    L2ARC_CLASS_MRU]++;
+		lc->l2_class_blocks[l2arc_slot_class(cls)]++;
 		lc->stats[L2ARC_STAT_L2_REBUILD_BUFS]++;
 	}
 	if (dirty)

@@ -529,12 +529,7 @@ static void l2arc_verify_hdr(struct l2arc_c *lc, struct arc_hdr *hdr,
 	if (!(hdr->flags & ARC_F_L2))
 		return;
 	(*l2)++;
-	if (hdr->flags & L2ARC_F_CLASS_PREFETCH)
-		cls[L2ARC_CLASS_PREFETCH]++;
-	else if (hdr->flags & L2ARC_F_CLASS_MFU)
-		cls[L2ARC_CLASS_MFU]++;
-	else
-		cls[L2ARC_CLASS_MRU]++;
+	cls[l2arc_class(hdr)]++;
 	if (hdr->l2_slot >= lc->l2_nr_slots ||
 	    l2arc_slot_hdr(lc, hdr->l2_slot) != hdr)
 		l2arc_verify_bad(lc, bad, "L2 copy not in the slot table",
@@ -556,12 +551,7 @@ static void l2arc_verify_indexed(struct l2arc_c *lc, u64 s, u64 *cls,
 				 l2arc_index_find(&lc->l2_ix, b), s);
 	if (arc_lookup(&lc->arc, to_oblock(b)))
 		l2arc_verify_bad(lc, bad, "indexed block with a header", 1, 0);
-	if (sl->word & L2ARC_SLOT_PREFETCH)
-		cls[L2ARC_CLASS_PREFETCH]++;
-	else if (sl->word & L2ARC_SLOT_MFU)
-		cls[L2ARC_CLASS_MFU]++;
-	else
-		cls[L2ARC_CLASS_MRU]++;
+	cls[l2arc_slot_class(sl->word)]++;
 }
 
 /*
