@@ -3,7 +3,6 @@
 # timeout: 600
 # vm-cpus: 2 (with one, the hog faulting in 1.3 GiB beside kswapd on the same CPU
 #   was reported as a soft lockup of 129 s in CI on 6.12, four VMs on two cores)
-# debug-check: skip make check's time budget: with two other VMs beside it this kernel runs I/O-heavy tests 4 to 15 times slower than Debian's (40-integrity: 1,007 s against 42), and CI allows 90 minutes; tests/run -k debug runs it
 #
 # The shrinker.  A device with arc_max 512 MiB is filled by reading its
 # 512 MiB once (c = size = c_max), with module parameter arc_min 32 MiB.

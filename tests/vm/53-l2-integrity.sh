@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 240
-# debug-check: skip make check's time budget: with two other VMs beside it this kernel runs I/O-heavy tests 4 to 15 times slower than Debian's (40-integrity: 1,007 s against 42), and CI allows 90 minutes; tests/run -k debug runs it
 #
 # Data integrity with the feed at full speed and a small cache device that
 # the write hand laps again and again.

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 200
-# debug-check: skip make check's time budget: with two other VMs beside it this kernel runs I/O-heavy tests 4 to 15 times slower than Debian's (40-integrity: 1,007 s against 42), and CI allows 90 minutes; tests/run -k debug runs it
 #
 # Cache device faults never fail a read while the origin can serve it.
 # Exact counters: prefetch_disable 1, arc_max 1 MiB (256 blocks of 4 KiB),
