@@ -251,6 +251,8 @@ enum l2arc_stat {
 	L2ARC_STAT_L2_REBUILD_UNCLEAN,	/* header in use: not shut cleanly */
 	L2ARC_STAT_L2_REBUILD_TIME_MS,	/* the last rebuild took, ms */
 	L2ARC_STAT_L2_REBUILD_SKIPPED,	/* entries written or read meanwhile */
+	L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED, /* another origin or written */
+	L2ARC_STAT_ORIGIN_CHANGED_DROPS, /* resumes that dropped the cache */
 	L2ARC_STAT_NR,
 };
 
@@ -476,12 +478,22 @@ struct l2arc_pool {
  *               under @feed_mutex
  * @owner_token: random, nonzero: this table's claim on its origin
  *               (l2arc_origin_claim())
+ * @owner_spare: the claim entry allocated in the ctr, for a resume that
+ *               finds the origin unclaimed (then NULL)
+ * @resumed: resumed once (a later resume checks the origin's claim)
+ * @origin_uid_type: the origin's unique id kind (enum blk_unique_id), 0
+ *                   when its driver gives none
+ * @origin_uid_len: bytes of @origin_uid
+ * @origin_uid: the origin's unique id (WWID, EUI-64, NGUID), taken in
+ *              the ctr
  *
  * @dwpd_tokens and @dwpd_at are changed by feeds only (@feed_mutex); the
  * buckets under @arc.lock.
  *
  * @l2_failed is also read without @arc.lock.
  */
+struct l2arc_owner;
+
 struct l2arc_c {
 	struct dm_target *ti;
 	struct dm_dev *origin;
@@ -568,6 +580,11 @@ struct l2arc_c {
 	struct dm_io_client *l2_io;
 	void *l2_meta_buf;
 	u64 owner_token;
+	struct l2arc_owner *owner_spare;
+	bool resumed;
+	u32 origin_uid_type;
+	u32 origin_uid_len;
+	u8 origin_uid[16];
 };
 
 /* Slots one log block describes (persist.c). */
@@ -729,6 +746,7 @@ u64 l2arc_dev_param(const struct l2arc_tunables *own, enum l2arc_param_id id);
 extern const struct arc_ops l2arc_arc_ops;
 int l2arc_map(struct dm_target *ti, struct bio *bio);
 int l2arc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
+void l2arc_invalidate_all(struct l2arc_c *lc);
 void l2arc_bulk_lock(struct l2arc_c *lc, struct l2arc_hold *h);
 void l2arc_bulk_unlock(struct l2arc_c *lc, struct l2arc_hold *h);
 bool l2arc_bulk_due(struct l2arc_hold *h);
@@ -784,7 +802,10 @@ void l2arc_persist_resume(struct l2arc_c *lc);
 void l2arc_rebuild_run(struct l2arc_c *lc);
 void l2arc_rebuild_note_write(struct l2arc_c *lc, u64 first, u64 last);
 void l2arc_persist_suspend(struct l2arc_c *lc);
-void l2arc_origin_claim(struct l2arc_c *lc);
+void l2arc_origin_claim(struct l2arc_c *lc, bool mark);
+int l2arc_origin_claim_init(struct l2arc_c *lc);
+void l2arc_origin_claim_exit(struct l2arc_c *lc);
+void l2arc_origin_uid(struct l2arc_c *lc);
 void l2arc_persist_module_exit(void);
 int l2arc_log_write_dirty(struct l2arc_c *lc);
 

@@ -1253,6 +1253,25 @@ indexed:
 	return dropped;
 }
 
+/**
+ * l2arc_invalidate_all() - drop every cached copy of every block (ARC, L2)
+ * @lc: the device
+ *
+ * At a resume that found the origin changed while the device was
+ * suspended (persist.c): no I/O is in flight and the feed is stopped, so
+ * no header can be created or filled meanwhile.
+ *
+ * Context: process context, may sleep; takes arc.lock.
+ */
+void l2arc_invalidate_all(struct l2arc_c *lc)
+{
+	struct l2arc_hold h;
+
+	l2arc_bulk_lock(lc, &h);
+	l2arc_invalidate_range(lc, &h, 0, lc->nr_blocks);
+	l2arc_bulk_unlock(lc, &h);
+}
+
 /*
  * A write, discard or write-zeroes is about to go to the origin: enter it
  * in the tree of writes in flight, then drop its blocks' cached copies.

@@ -81,10 +81,12 @@
  * arc.lock.
  */
 #include <linux/bitmap.h>
+#include <linux/crc32.h>
 #include <linux/crc32c.h>
 #include <linux/dm-io.h>
 #include <linux/ioprio.h>
 #include <linux/kdev_t.h>
+#include <linux/part_stat.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -92,117 +94,39 @@
 #include <linux/vmalloc.h>
 
 #include "dm-l2arc.h"
-
-#define L2ARC_DH_MAGIC		0x4844435241324c44ULL	/* "DL2ARCDH" */
-#define L2ARC_LB_MAGIC		0x424c435241324c44ULL	/* "DL2ARCLB" */
-#define L2ARC_DH_VERSION	1
-#define L2ARC_META_UNIT		4096
-#define L2ARC_META_UNIT_SHIFT	(12 - SECTOR_SHIFT)
-
-/* Header states */
-#define L2ARC_DH_CLEAN		1
-#define L2ARC_DH_IN_USE		2
-
-/* Log entry flags */
-#define L2ARC_LE_VALID		BIT(0)
-#define L2ARC_LE_PREFETCH	BIT(1)
-#define L2ARC_LE_MFU		BIT(2)
-
-/**
- * struct l2arc_dev_hdr - the cache device's header, at sector 0
- * (little-endian, the rest of its 4 KiB zero)
- * @magic: %L2ARC_DH_MAGIC
- * @version: %L2ARC_DH_VERSION
- * @cksum: crc32c (seed ~0) of the 4 KiB with this field zero
- * @state: %L2ARC_DH_CLEAN or %L2ARC_DH_IN_USE
- * @block_sectors: the cache block size, sectors
- * @guid: random, drawn when the device starts empty; every log block
- *        carries it
- * @generation: incremented at every "in use" write
- * @dev_blocks: the device's size, cache blocks
- * @meta_blocks: cache blocks before slot 0
- * @nr_slots: slots
- * @target_len: the target's length, sectors
- * @origin_sectors: the origin's size, sectors
- * @origin_dev: the origin's device number (new_encode_dev())
- * @hand: the write hand, a slot
- * @laps: times the hand went round
- * @owner: the token of the table that wrote the header (see
- *         l2arc_origin_claim())
- */
-struct l2arc_dev_hdr {
-	__le64 magic;
-	__le32 version;
-	__le32 cksum;
-	__le32 state;
-	__le32 block_sectors;
-	__le64 guid;
-	__le64 generation;
-	__le64 dev_blocks;
-	__le64 meta_blocks;
-	__le64 nr_slots;
-	__le64 target_len;
-	__le64 origin_sectors;
-	__le64 origin_dev;
-	__le64 hand;
-	__le64 laps;
-	__le64 owner;
-} __packed;
-
-/**
- * struct l2arc_log_ent - what one slot holds (16 bytes)
- * @oblock: the origin block of the copy
- * @cksum: crc32c of the copy (seed ~0)
- * @flags: L2ARC_LE_*; without %L2ARC_LE_VALID the slot holds no copy
- */
-struct l2arc_log_ent {
-	__le64 oblock;
-	__le32 cksum;
-	__le32 flags;
-} __packed;
-
-/**
- * struct l2arc_log_blk - one log block (4 KiB)
- * @magic: %L2ARC_LB_MAGIC
- * @guid: the header's guid when it was written
- * @index: its own index (log block i is at 4 KiB unit 1 + i)
- * @cksum: crc32c (seed ~0) of the 4 KiB with this field zero
- * @nr_valid: entries with %L2ARC_LE_VALID
- * @ent: the entries of slots 254 @index ..
- */
-struct l2arc_log_blk {
-	__le64 magic;
-	__le64 guid;
-	__le64 index;
-	__le32 cksum;
-	__le32 nr_valid;
-	struct l2arc_log_ent ent[L2ARC_LOG_ENTRIES];
-} __packed;
-
-static_assert(sizeof(struct l2arc_log_blk) == L2ARC_META_UNIT);
-static_assert(sizeof(struct l2arc_dev_hdr) <= L2ARC_META_UNIT);
+#include "persist.h"
 
 /* Log blocks filled per hold of arc.lock (about L2ARC_LOCK_BATCH slots) */
 #define L2ARC_LOG_FILL_BATCH	16
 
 /**
- * struct l2arc_owner - the last table that used an origin
+ * struct l2arc_owner - the last table that used an origin, and the origin
+ * as that table left it
  * @node: link in l2arc_owners
  * @origin: the origin's device number
  * @token: that table's &l2arc_c.owner_token
+ * @marked: @diskseq and @writes were taken at that table's last suspend
+ *          (after its last write to the origin, and its flush)
+ * @diskseq: the origin's disk sequence number then (a disk that took the
+ *           device number since has another)
+ * @writes: the origin's write and discard count then (l2arc_origin_mark())
  *
  * A table over the origin without this cache device (its cache device
- * "-", another one, or one without metadata) can write to the origin, and
- * a log left clean before cannot know.  Every table claims its origin at
- * each resume, and a table with metadata also when it writes its header
- * clean; a rebuild needs the header's owner to be the origin's last
- * claimant.  Kept until the module is unloaded; after a reboot (or
- * rmmod) there is no claimant and the header is trusted.
+ * "-", another one, or one without metadata), or a write with no table
+ * loaded, can change the origin, and what a table cached before cannot
+ * know.  Every table claims its origin at each resume and marks it at
+ * each suspend; a resume, and a rebuild, need the origin's last claim to
+ * be their own table's (the header's owner) and the mark to be unchanged.
+ * Kept until the module is unloaded; after a reboot (or rmmod) only the
+ * header's fingerprint and the rebuild's samples are left.
  */
 struct l2arc_owner {
 	struct list_head node;
 	dev_t origin;
 	u64 token;
+	bool marked;
+	u64 diskseq;
+	u64 writes;
 };
 
 static LIST_HEAD(l2arc_owners);
@@ -213,50 +137,155 @@ static struct l2arc_owner *l2arc_owner_find(dev_t origin)
 {
 	struct l2arc_owner *o;
 
+	lockdep_assert_held(&l2arc_owners_mutex);
 	list_for_each_entry(o, &l2arc_owners, node)
 		if (o->origin == origin)
 			return o;
 	return NULL;
 }
 
-/* Did a table other than the one that wrote @token use the origin since? */
-static bool l2arc_origin_moved(struct l2arc_c *lc, u64 token)
+/*
+ * What the block layer counts of the writes to @bdev: write and discard
+ * requests and sectors, completed (a write with no table loaded moves it;
+ * 0 on a driver that keeps no statistics, such as brd, or with
+ * queue/iostats 0).
+ */
+static u64 l2arc_origin_writes(struct block_device *bdev)
 {
-	struct l2arc_owner *o;
-	bool moved;
+	return part_stat_read(bdev, ios[STAT_WRITE]) +
+	       part_stat_read(bdev, sectors[STAT_WRITE]) +
+	       part_stat_read(bdev, ios[STAT_DISCARD]) +
+	       part_stat_read(bdev, sectors[STAT_DISCARD]);
+}
 
+/**
+ * l2arc_origin_moved() - did the origin change since @token's table last
+ * used it?
+ * @lc: the device
+ * @token: the table that must be the origin's last claimant: this one at
+ *         a resume, the header's owner at a rebuild
+ * @other_table: set when another table claimed the origin since
+ *
+ * Context: process context, may sleep.
+ * Return: what changed (for the log), or NULL: nothing known changed
+ * (also when no table claimed the origin since the module was loaded).
+ */
+static const char *l2arc_origin_moved(struct l2arc_c *lc, u64 token,
+				      bool *other_table)
+{
+	struct block_device *bdev = lc->origin->bdev;
+	const char *why = NULL;
+	struct l2arc_owner *o;
+
+	*other_table = false;
 	mutex_lock(&l2arc_owners_mutex);
-	o = l2arc_owner_find(lc->origin->bdev->bd_dev);
-	moved = o && o->token != token;
+	o = l2arc_owner_find(bdev->bd_dev);
+	if (!o) {
+		why = NULL;
+	} else if (o->token != token) {
+		*other_table = true;
+		why = "another table used the origin";
+	} else if (o->marked && o->diskseq != bdev->bd_disk->diskseq) {
+		why = "another disk under its device number (diskseq)";
+	} else if (o->marked && o->writes != l2arc_origin_writes(bdev)) {
+		why = "written with no table loaded";
+	}
 	mutex_unlock(&l2arc_owners_mutex);
-	return moved;
+	return why;
 }
 
 /**
  * l2arc_origin_claim() - this table is the origin's user now
  * @lc: the device
+ * @mark: at a suspend: take the origin's diskseq and write count too
+ *        (after the table's last write and flush)
  *
- * Called at every resume of every table (before it takes I/O), and when a
- * table writes its cache device's header clean.  A lost claim would let a
- * later rebuild trust its header, so the entry (32 bytes, once per
- * origin) is allocated with __GFP_NOFAIL.
+ * Called at every resume of every table (before it takes I/O) with @mark
+ * false, and at every suspend with @mark true.  The entry (once per
+ * origin) is allocated in the ctr (&l2arc_c.owner_spare): here the device
+ * is suspended, and a lost claim would let a later rebuild trust its
+ * header.
  *
  * Context: process context, may sleep.
  */
-void l2arc_origin_claim(struct l2arc_c *lc)
+void l2arc_origin_claim(struct l2arc_c *lc, bool mark)
 {
-	dev_t origin = lc->origin->bdev->bd_dev;
+	struct block_device *bdev = lc->origin->bdev;
 	struct l2arc_owner *o;
 
 	mutex_lock(&l2arc_owners_mutex);
-	o = l2arc_owner_find(origin);
+	o = l2arc_owner_find(bdev->bd_dev);
 	if (!o) {
-		o = kzalloc(sizeof(*o), GFP_KERNEL | __GFP_NOFAIL);
-		o->origin = origin;
+		o = lc->owner_spare;
+		lc->owner_spare = NULL;
+		o->origin = bdev->bd_dev;
 		list_add(&o->node, &l2arc_owners);
 	}
 	o->token = lc->owner_token;
+	o->marked = mark;
+	if (mark) {
+		o->diskseq = bdev->bd_disk->diskseq;
+		o->writes = l2arc_origin_writes(bdev);
+	}
 	mutex_unlock(&l2arc_owners_mutex);
+}
+
+/**
+ * l2arc_origin_claim_init() - allocate the claim entry a resume may need,
+ * in the ctr
+ * @lc: the device
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int l2arc_origin_claim_init(struct l2arc_c *lc)
+{
+	lc->owner_spare = kzalloc(sizeof(*lc->owner_spare), GFP_KERNEL);
+	return lc->owner_spare ? 0 : -ENOMEM;
+}
+
+/**
+ * l2arc_origin_claim_exit() - free the claim entry if no resume used it
+ * @lc: the device
+ */
+void l2arc_origin_claim_exit(struct l2arc_c *lc)
+{
+	kfree(lc->owner_spare);
+	lc->owner_spare = NULL;
+}
+
+/**
+ * l2arc_origin_uid() - take the origin's unique id, in the ctr
+ * @lc: the device, its origin open
+ *
+ * The WWID (NAA), EUI-64 or T10 vendor id that the origin's driver gives
+ * (SCSI and NVMe disks do; device-mapper, brd and loop devices do not),
+ * kept in the header so that another disk under the origin's device
+ * number is not taken for it.
+ *
+ * Context: process context, may sleep.
+ */
+void l2arc_origin_uid(struct l2arc_c *lc)
+{
+	static const enum blk_unique_id kinds[] = {
+		BLK_UID_NAA, BLK_UID_EUI64, BLK_UID_T10,
+	};
+	struct gendisk *disk = lc->origin->bdev->bd_disk;
+	unsigned int i;
+	int n;
+
+	lc->origin_uid_type = 0;
+	lc->origin_uid_len = 0;
+	if (!disk->fops->get_unique_id)
+		return;
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		n = disk->fops->get_unique_id(disk, lc->origin_uid, kinds[i]);
+		if (n > 0 && n <= L2ARC_UID_BYTES) {
+			lc->origin_uid_type = kinds[i];
+			lc->origin_uid_len = n;
+			return;
+		}
+	}
 }
 
 /**
@@ -273,8 +302,16 @@ void l2arc_persist_module_exit(void)
 	}
 }
 
-/* crc32c of a 4 KiB unit whose checksum field (at @off) reads as zero */
-static u32 l2arc_meta_cksum(void *unit, size_t off)
+/**
+ * l2arc_meta_cksum() - crc32c of a 4 KiB metadata unit whose checksum
+ * field reads as zero
+ * @unit: the unit (it is restored before return)
+ * @off: the checksum field's offset in it
+ *
+ * Context: any.
+ * Return: crc32c, seed ~0.
+ */
+u32 l2arc_meta_cksum(void *unit, size_t off)
 {
 	__le32 *field = unit + off, saved = *field;
 	u32 c;
@@ -285,17 +322,103 @@ static u32 l2arc_meta_cksum(void *unit, size_t off)
 	return c;
 }
 
-/*
- * Synchronous metadata I/O: @nr 4 KiB units from unit @unit, to or from
- * @buf (vmalloc'ed).  Under feed_mutex.
+/**
+ * l2arc_dh_decode() - can a table rebuild from this header?
+ * @dh: a 4 KiB unit read from sector 0 of the cache device
+ * @want: what the table has
+ *
+ * Checks, in order: the magic, the checksum, the version, the geometry
+ * (block size, device size, metadata size, slots, a hand within the
+ * slots), the origin (device number, size, target length), the origin's
+ * unique id (when both sides have one) and the state.
+ *
+ * Context: any; pure (reads @dh and @want only).
+ * Return: the first check that failed, or %L2ARC_DH_OK.
  */
-static int l2arc_meta_io(struct l2arc_c *lc, blk_opf_t opf, u64 unit,
-			 unsigned int nr, void *buf)
+enum l2arc_dh_verdict l2arc_dh_decode(struct l2arc_dev_hdr *dh,
+				      const struct l2arc_dh_want *want)
+{
+	u32 uid_len = le32_to_cpu(dh->uid_len);
+
+	if (le64_to_cpu(dh->magic) != L2ARC_DH_MAGIC)
+		return L2ARC_DH_NONE;
+	if (le32_to_cpu(dh->cksum) !=
+	    l2arc_meta_cksum(dh, offsetof(struct l2arc_dev_hdr, cksum)))
+		return L2ARC_DH_BAD_CKSUM;
+	if (le32_to_cpu(dh->version) != L2ARC_DH_VERSION)
+		return L2ARC_DH_UNSUPPORTED;
+	if (le32_to_cpu(dh->block_sectors) != want->block_sectors ||
+	    le64_to_cpu(dh->dev_blocks) != want->dev_blocks ||
+	    le64_to_cpu(dh->meta_blocks) != want->meta_blocks ||
+	    le64_to_cpu(dh->nr_slots) != want->nr_slots ||
+	    le64_to_cpu(dh->hand) > want->nr_slots)
+		return L2ARC_DH_GEOMETRY;
+	if (le64_to_cpu(dh->target_len) != want->target_len ||
+	    le64_to_cpu(dh->origin_sectors) != want->origin_sectors ||
+	    le64_to_cpu(dh->origin_dev) != want->origin_dev)
+		return L2ARC_DH_OTHER_ORIGIN;
+	if (uid_len > L2ARC_UID_BYTES)
+		return L2ARC_DH_BAD_CKSUM;	/* a crafted header */
+	if (le32_to_cpu(dh->uid_type) != want->uid_type ||
+	    uid_len != want->uid_len || memcmp(dh->uid, want->uid, uid_len))
+		return L2ARC_DH_OTHER_UID;
+	if (le32_to_cpu(dh->state) != L2ARC_DH_CLEAN)
+		return L2ARC_DH_UNCLEAN;
+	return L2ARC_DH_OK;
+}
+
+/**
+ * l2arc_lb_decode() - is this log block of this format?
+ * @lb: a 4 KiB unit read from log block @index's place
+ * @index: the log block's index
+ * @guid: the header's guid
+ *
+ * Context: any; pure.
+ * Return: %L2ARC_LB_EMPTY for another magic, guid or index (never written
+ * since the device was formatted), %L2ARC_LB_BAD_CKSUM, or %L2ARC_LB_OK.
+ */
+enum l2arc_lb_verdict l2arc_lb_decode(struct l2arc_log_blk *lb, u64 index,
+				      u64 guid)
+{
+	if (le64_to_cpu(lb->magic) != L2ARC_LB_MAGIC ||
+	    le64_to_cpu(lb->guid) != guid || le64_to_cpu(lb->index) != index)
+		return L2ARC_LB_EMPTY;
+	if (le32_to_cpu(lb->cksum) !=
+	    l2arc_meta_cksum(lb, offsetof(struct l2arc_log_blk, cksum)))
+		return L2ARC_LB_BAD_CKSUM;
+	return L2ARC_LB_OK;
+}
+
+/**
+ * l2arc_le_usable() - does a log entry describe a copy this table can
+ * index?
+ * @e: the entry
+ * @slot: its slot
+ * @nr_slots: the cache device's slots
+ * @nr_blocks: the target's blocks
+ *
+ * Context: any; pure.
+ * Return: true for a valid entry of a slot and a block in range.
+ */
+bool l2arc_le_usable(const struct l2arc_log_ent *e, u64 slot, u64 nr_slots,
+		     u64 nr_blocks)
+{
+	return (le32_to_cpu(e->flags) & L2ARC_LE_VALID) && slot < nr_slots &&
+	       le64_to_cpu(e->oblock) < nr_blocks;
+}
+
+/*
+ * Synchronous I/O of @sectors sectors at @sector of @bdev, to or from
+ * @buf (vmalloc'ed, L2ARC_META_IO_BYTES).  Under feed_mutex.
+ */
+static int l2arc_sync_io(struct l2arc_c *lc, struct block_device *bdev,
+			 blk_opf_t opf, sector_t sector, sector_t sectors,
+			 void *buf)
 {
 	struct dm_io_region where = {
-		.bdev = lc->cache->bdev,
-		.sector = unit << L2ARC_META_UNIT_SHIFT,
-		.count = (sector_t)nr << L2ARC_META_UNIT_SHIFT,
+		.bdev = bdev,
+		.sector = sector,
+		.count = sectors,
 	};
 	struct dm_io_request req = {
 		.bi_opf = opf,
@@ -306,10 +429,90 @@ static int l2arc_meta_io(struct l2arc_c *lc, blk_opf_t opf, u64 unit,
 	unsigned long error_bits = 0;
 	int r;
 
+	lockdep_assert_held(&lc->feed_mutex);
 	r = dm_io(&req, 1, &where, &error_bits, IOPRIO_DEFAULT);
 	if (!r && error_bits)
 		r = -EIO;
 	return r;
+}
+
+/*
+ * Synchronous metadata I/O: @nr 4 KiB units from unit @unit of the cache
+ * device, to or from @buf.  Under feed_mutex.
+ */
+static int l2arc_meta_io(struct l2arc_c *lc, blk_opf_t opf, u64 unit,
+			 unsigned int nr, void *buf)
+{
+	return l2arc_sync_io(lc, lc->cache->bdev, opf,
+			     unit << L2ARC_META_UNIT_SHIFT,
+			     (sector_t)nr << L2ARC_META_UNIT_SHIFT, buf);
+}
+
+/* splitmix64: the fingerprint's block @i, placed by the guid */
+static u64 l2arc_fp_mix(u64 guid, unsigned int i)
+{
+	u64 z = guid + (i + 1) * 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/**
+ * l2arc_origin_fingerprint() - a fingerprint of the origin's first and
+ * last MiB and of %L2ARC_FP_SPREAD 4 KiB blocks placed by @guid
+ * @lc: the device
+ * @guid: the log's guid (the same blocks at the suspend and the rebuild)
+ * @fp: set to the fingerprint: crc32 (IEEE) of those bytes in the high
+ *      32 bits, crc32c in the low 32
+ *
+ * Partition tables, LVM and md labels and file-system superblocks live
+ * at the two ends of a device, and a mount, an fsck or a mkfs writes
+ * there; the spread blocks catch a rewrite of the middle.  Two CRCs of
+ * different polynomials: a structure that carries its own crc32c at its
+ * end (an ext4, XFS or btrfs superblock) leaves a crc32c of the bytes
+ * around it unchanged whatever it holds (measured: an ext4 mount moved
+ * only its superblock, and the crc32c of the first MiB stayed), and one
+ * that carries its own crc32 does the same to a crc32.  Reads 2 MiB and
+ * 32 KiB of the target's range of the origin (less when the target is
+ * smaller than 2 MiB) into the metadata buffer.
+ *
+ * Context: process context, may sleep; feed_mutex held.
+ * Return: 0, or the error of a failed read.
+ */
+static int l2arc_origin_fingerprint(struct l2arc_c *lc, u64 guid, u64 *fp)
+{
+	struct block_device *bdev = lc->origin->bdev;
+	sector_t len = lc->ti->len, edge = min_t(sector_t, len,
+						 L2ARC_FP_EDGE_SECTORS);
+	struct {
+		sector_t at, n;
+	} rd[2 + L2ARC_FP_SPREAD];
+	void *buf = lc->l2_meta_buf;
+	u32 c = ~0U, ieee = ~0U;
+	unsigned int i;
+	u64 rem;
+	int r;
+
+	rd[0].at = 0;
+	rd[0].n = edge;
+	rd[1].at = len - edge;
+	rd[1].n = edge;
+	for (i = 0; i < L2ARC_FP_SPREAD; i++) {
+		div64_u64_rem(l2arc_fp_mix(guid, i), len >> 3, &rem);
+		rd[2 + i].at = rem << 3;
+		rd[2 + i].n = 8;
+	}
+	for (i = 0; i < ARRAY_SIZE(rd); i++) {
+		r = l2arc_sync_io(lc, bdev, REQ_OP_READ, rd[i].at, rd[i].n,
+				  buf);
+		if (r)
+			return r;
+		c = crc32c(c, buf, rd[i].n << SECTOR_SHIFT);
+		ieee = crc32_le(ieee, buf, rd[i].n << SECTOR_SHIFT);
+	}
+	*fp = (u64)ieee << 32 | c;
+	return 0;
 }
 
 /**
@@ -402,8 +605,11 @@ void l2arc_persist_exit(struct l2arc_c *lc)
 	lc->l2_log_dirty = NULL;
 }
 
-/* Write the header in @state, behind a flush, with FUA; feed_mutex held. */
-static int l2arc_dh_write(struct l2arc_c *lc, u32 state)
+/*
+ * Write the header in @state (with the origin's fingerprint @fp when
+ * clean), behind a flush, with FUA; feed_mutex held.
+ */
+static int l2arc_dh_write(struct l2arc_c *lc, u32 state, u64 fp)
 {
 	struct l2arc_dev_hdr *dh = lc->l2_meta_buf;
 	u32 c;
@@ -426,6 +632,10 @@ static int l2arc_dh_write(struct l2arc_c *lc, u32 state)
 	dh->laps = cpu_to_le64(lc->l2_laps);
 	spin_unlock_bh(&lc->arc.lock);
 	dh->owner = cpu_to_le64(lc->owner_token);
+	dh->origin_fp = cpu_to_le64(fp);
+	dh->uid_type = cpu_to_le32(lc->origin_uid_type);
+	dh->uid_len = cpu_to_le32(lc->origin_uid_len);
+	memcpy(dh->uid, lc->origin_uid, lc->origin_uid_len);
 	c = l2arc_meta_cksum(dh, offsetof(struct l2arc_dev_hdr, cksum));
 	dh->cksum = cpu_to_le32(c);
 	return l2arc_meta_io(lc, REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH |
@@ -602,17 +812,17 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 	unsigned int j;
 	bool dirty = false;
 
-	if (le64_to_cpu(lb->magic) != L2ARC_LB_MAGIC ||
-	    le64_to_cpu(lb->guid) != lc->l2_guid ||
-	    le64_to_cpu(lb->index) != i)
+	switch (l2arc_lb_decode(lb, i, lc->l2_guid)) {
+	case L2ARC_LB_EMPTY:
 		return;	/* not written since the device was formatted */
-	if (le32_to_cpu(lb->cksum) !=
-	    l2arc_meta_cksum(lb, offsetof(struct l2arc_log_blk, cksum))) {
+	case L2ARC_LB_BAD_CKSUM:
 		spin_lock_bh(&lc->arc.lock);
 		lc->stats[L2ARC_STAT_L2_REBUILD_CKSUM_LB_ERRORS]++;
 		__set_bit(i, lc->l2_log_dirty);
 		spin_unlock_bh(&lc->arc.lock);
 		return;
+	case L2ARC_LB_OK:
+		break;
 	}
 	if (!lb->nr_valid)
 		return;
@@ -628,7 +838,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 
 		if (!(flags & L2ARC_LE_VALID))
 			continue;
-		if (s >= lc->l2_nr_slots || ob >= lc->nr_blocks ||
+		if (!l2arc_le_usable(e, s, lc->l2_nr_slots, lc->nr_blocks) ||
 		    l2arc_slot(&lc->l2_ix, s)->word ||
 		    l2arc_l2_find(lc, ob) != L2ARC_SLOT_NONE) {
 			dirty = true;	/* a block twice: the first one holds */
@@ -659,45 +869,136 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 	spin_unlock_bh(&lc->arc.lock);
 }
 
-/* Why a header cannot be rebuilt from, or NULL; counts it. */
-static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh)
+/* What a table needs of a header (struct l2arc_dh_want) */
+static void l2arc_dh_want(struct l2arc_c *lc, struct l2arc_dh_want *w)
 {
-	u64 *st = lc->stats;
+	memset(w, 0, sizeof(*w));
+	w->block_sectors = lc->block_sectors;
+	w->dev_blocks = lc->l2_dev_blocks;
+	w->meta_blocks = lc->l2_meta_blocks;
+	w->nr_slots = lc->l2_nr_slots;
+	w->target_len = lc->ti->len;
+	w->origin_sectors = bdev_nr_sectors(lc->origin->bdev);
+	w->origin_dev = new_encode_dev(lc->origin->bdev->bd_dev);
+	w->uid_type = lc->origin_uid_type;
+	w->uid_len = lc->origin_uid_len;
+	memcpy(w->uid, lc->origin_uid, lc->origin_uid_len);
+}
 
-	if (le32_to_cpu(dh->cksum) !=
-	    l2arc_meta_cksum(dh, offsetof(struct l2arc_dev_hdr, cksum))) {
+/*
+ * Why a header cannot be rebuilt from, or NULL; counts it.  *@origin is
+ * set when the reason is that the origin changed (the caller logs "the
+ * origin changed: ...").
+ */
+static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh,
+				  bool *origin)
+{
+	struct l2arc_dh_want want;
+	bool other_table;
+	u64 *st = lc->stats;
+	const char *why;
+
+	*origin = false;
+	l2arc_dh_want(lc, &want);
+	switch (l2arc_dh_decode(dh, &want)) {
+	case L2ARC_DH_OK:
+	case L2ARC_DH_UNCLEAN:
+		break;
+	case L2ARC_DH_NONE:
+		return NULL;	/* not reached: checked by the caller */
+	case L2ARC_DH_BAD_CKSUM:
 		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
 		return "bad header checksum";
-	}
-	if (le32_to_cpu(dh->version) != L2ARC_DH_VERSION) {
+	case L2ARC_DH_UNSUPPORTED:
 		st[L2ARC_STAT_L2_REBUILD_UNSUPPORTED]++;
 		return "unsupported format version";
-	}
-	if (le32_to_cpu(dh->block_sectors) != lc->block_sectors ||
-	    le64_to_cpu(dh->dev_blocks) != lc->l2_dev_blocks ||
-	    le64_to_cpu(dh->meta_blocks) != lc->l2_meta_blocks ||
-	    le64_to_cpu(dh->nr_slots) != lc->l2_nr_slots ||
-	    le64_to_cpu(dh->hand) > lc->l2_nr_slots) {
+	case L2ARC_DH_GEOMETRY:
 		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
 		return "another block size or cache device size";
-	}
-	if (le64_to_cpu(dh->target_len) != lc->ti->len ||
-	    le64_to_cpu(dh->origin_sectors) !=
-	    bdev_nr_sectors(lc->origin->bdev) ||
-	    le64_to_cpu(dh->origin_dev) !=
-	    new_encode_dev(lc->origin->bdev->bd_dev)) {
+	case L2ARC_DH_OTHER_ORIGIN:
 		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
 		return "another origin (device number or size) or target length";
+	case L2ARC_DH_OTHER_UID:
+		st[L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED]++;
+		*origin = true;
+		return "another disk (its unique id differs)";
 	}
-	if (l2arc_origin_moved(lc, le64_to_cpu(dh->owner))) {
+	why = l2arc_origin_moved(lc, le64_to_cpu(dh->owner), &other_table);
+	if (why && other_table) {
 		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
 		return "another table used the origin since this log was written";
+	}
+	if (why) {
+		st[L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED]++;
+		*origin = true;
+		return why;
 	}
 	if (le32_to_cpu(dh->state) != L2ARC_DH_CLEAN) {
 		st[L2ARC_STAT_L2_REBUILD_UNCLEAN]++;
 		return "not shut down cleanly (in use at a crash)";
 	}
 	return NULL;
+}
+
+/*
+ * Read back %L2ARC_REBUILD_SAMPLES entries of the log, from log blocks
+ * drawn at random, and compare each with its block on the origin: the
+ * log is trusted only if all agree.  A block written through the device
+ * since the resume is not a sample.  Returns 0, 1 for a block that
+ * differs, or the error of a failed read.  Before the log is read back;
+ * feed_mutex held.
+ */
+static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
+				unsigned int *sampled)
+{
+	struct l2arc_log_blk *lb = lc->l2_meta_buf;
+	unsigned int tries, j, k, bytes = lc->block_sectors << SECTOR_SHIFT;
+	int r;
+
+	*sampled = 0;
+	for (tries = 0; *sampled < L2ARC_REBUILD_SAMPLES &&
+	     tries < 4 * L2ARC_REBUILD_SAMPLES; tries++) {
+		u64 i = get_random_u32() % lc->l2_log_nr, ob = 0;
+		u32 ck = 0;
+		bool found = false;
+
+		r = l2arc_meta_io(lc, REQ_OP_READ, 1 + i, 1, lb);
+		if (r)
+			return r;
+		if (l2arc_lb_decode(lb, i, guid) != L2ARC_LB_OK)
+			continue;
+		j = get_random_u32() % L2ARC_LOG_ENTRIES;
+		for (k = 0; k < L2ARC_LOG_ENTRIES && !found; k++) {
+			struct l2arc_log_ent *e = &lb->ent[(j + k) %
+							   L2ARC_LOG_ENTRIES];
+			u64 s = i * L2ARC_LOG_ENTRIES + (j + k) %
+				L2ARC_LOG_ENTRIES;
+
+			if (!l2arc_le_usable(e, s, lc->l2_nr_slots,
+					     lc->nr_blocks))
+				continue;
+			ob = le64_to_cpu(e->oblock);
+			ck = le32_to_cpu(e->cksum);
+			found = true;
+		}
+		if (!found)
+			continue;
+		r = l2arc_sync_io(lc, lc->origin->bdev, REQ_OP_READ,
+				  ob << lc->block_shift, lc->block_sectors,
+				  lc->l2_meta_buf);
+		if (r)
+			return r;
+		/* written through the device since the resume: not a sample */
+		spin_lock_bh(&lc->arc.lock);
+		found = !l2arc_rebuild_written(lc, ob);
+		spin_unlock_bh(&lc->arc.lock);
+		if (!found)
+			continue;
+		(*sampled)++;
+		if (crc32c(~0U, lc->l2_meta_buf, bytes) != ck)
+			return 1;
+	}
+	return 0;
 }
 
 /* Read the log blocks back into the slot table; feed_mutex held. */
@@ -748,7 +1049,8 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 	struct l2arc_dev_hdr *dh = lc->l2_meta_buf;
 	bool want = lc->table.rebuild_set ? lc->table.rebuild :
 		    l2arc_param(L2ARC_P_REBUILD_ENABLED);
-	u64 t0 = ktime_get_ns();
+	u64 t0 = ktime_get_ns(), guid, generation, hand, laps, fp, now;
+	bool origin = false;
 	const char *why;
 
 	if (l2arc_meta_io(lc, REQ_OP_READ, 0, 1, dh)) {
@@ -760,18 +1062,32 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 		why = NULL;	/* a new cache device */
 		goto empty;
 	}
-	why = l2arc_dh_check(lc, dh);
+	why = l2arc_dh_check(lc, dh, &origin);
 	if (why)
 		goto empty;
 	if (!want) {
 		why = "the table's or the module's rebuild setting is 0";
 		goto empty;
 	}
-	lc->l2_guid = le64_to_cpu(dh->guid);
-	lc->l2_generation = le64_to_cpu(dh->generation);
+	guid = le64_to_cpu(dh->guid);
+	generation = le64_to_cpu(dh->generation);
+	hand = le64_to_cpu(dh->hand);
+	laps = le64_to_cpu(dh->laps);
+	fp = le64_to_cpu(dh->origin_fp);
+	why = "cannot read the origin's fingerprint blocks";
+	if (!l2arc_origin_fingerprint(lc, guid, &now))
+		why = now == fp ? NULL :
+		      "its first or last MiB, or a fingerprint block, differs";
+	if (why) {
+		lc->stats[L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED]++;
+		origin = true;
+		goto empty;
+	}
+	lc->l2_guid = guid;
+	lc->l2_generation = generation;
 	spin_lock_bh(&lc->arc.lock);
-	lc->l2_hand = le64_to_cpu(dh->hand);
-	lc->l2_laps = le64_to_cpu(dh->laps);
+	lc->l2_hand = hand;
+	lc->l2_laps = laps;
 	lc->l2_rebuild_t0 = t0;
 	lc->l2_rb_nr = 0;
 	lc->l2_rebuilding = true;
@@ -779,7 +1095,8 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 	return;
 empty:
 	if (why)
-		DMWARN("%s: cache device starts empty: %s", lc->name, why);
+		DMWARN("%s: cache device starts empty: %s%s", lc->name,
+		       origin ? "the origin changed: " : "", why);
 	l2arc_start_empty(lc);
 }
 
@@ -794,26 +1111,50 @@ empty:
  * (l2arc_rebuild_note_write()) or read into the ARC from the origin
  * meanwhile is left out (its log block is written again).  Ends with
  * l2_rebuild_success (when it read the whole log) and l2_rebuild_time_ms
- * (from the resume) and a kernel log line.  A device degraded meanwhile
+ * (from the resume) and a kernel log line.  Before it indexes anything
+ * it reads %L2ARC_REBUILD_SAMPLES entries' blocks from the origin
+ * (l2arc_rebuild_sample()): one that differs from its logged copy starts
+ * the device empty (l2_rebuild_origin_changed).  A device degraded meanwhile
  * stops it: the log blocks not read are written again empty.
  *
  * Context: process context, may sleep; feed_mutex held.
  */
 void l2arc_rebuild_run(struct l2arc_c *lc)
 {
-	unsigned int noio;
+	unsigned int noio, sampled;
+	const char *why = NULL;
 	bool failed;
+	u64 t1;
+	int r;
 
 	if (!lc->l2_rebuilding)
 		return;
 	/* no reclaim through a device whose cache may be half rebuilt */
 	noio = memalloc_noio_save();
-	l2arc_rebuild_logs(lc);
+	t1 = ktime_get_ns();
+	r = l2arc_rebuild_sample(lc, lc->l2_guid, &sampled);
+	t1 = div_u64(ktime_get_ns() - t1, NSEC_PER_MSEC);
+	if (r < 0)
+		why = "cannot read the origin's sampled blocks";
+	else if (r)
+		why = "a sampled block differs from its logged copy";
+	if (why) {
+		/* nothing is indexed yet: nothing stale was served */
+		DMWARN("%s: cache device starts empty: the origin changed: %s",
+		       lc->name, why);
+		l2arc_start_empty(lc);
+	} else {
+		DMINFO("%s: origin checked: %u sampled blocks match their logged copies (%llu ms)",
+		       lc->name, sampled, t1);
+		l2arc_rebuild_logs(lc);
+	}
 	memalloc_noio_restore(noio);
 	spin_lock_bh(&lc->arc.lock);
 	lc->l2_rebuilding = false;
 	failed = READ_ONCE(lc->l2_failed);
-	if (!failed)
+	if (why)
+		lc->stats[L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED]++;
+	else if (!failed)
 		lc->stats[L2ARC_STAT_L2_REBUILD_SUCCESS]++;
 	lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS] =
 		div_u64(ktime_get_ns() - lc->l2_rebuild_t0, NSEC_PER_MSEC);
@@ -841,45 +1182,75 @@ static void l2arc_dh_void(struct l2arc_c *lc)
 		      lc->name);
 }
 
+/*
+ * A resume other than the first: if the origin changed while the device
+ * was suspended (another table claimed it, or its write count or diskseq
+ * moved), drop everything cached of it -- the ARC, the hand-off queue,
+ * the slot table and, with a new guid, the log -- before any I/O.
+ */
+static void l2arc_resume_check(struct l2arc_c *lc)
+{
+	bool other_table;
+	const char *why;
+
+	why = l2arc_origin_moved(lc, lc->owner_token, &other_table);
+	if (!why)
+		return;
+	DMWARN("%s: the origin changed while suspended: %s: the ARC and the L2ARC start empty",
+	       lc->name, why);
+	if (lc->cache)
+		l2arc_handoff_drop(lc);
+	l2arc_invalidate_all(lc);
+	spin_lock_bh(&lc->arc.lock);
+	lc->stats[L2ARC_STAT_ORIGIN_CHANGED_DROPS]++;
+	spin_unlock_bh(&lc->arc.lock);
+	if (lc->cache && lc->l2_persist) {
+		mutex_lock(&lc->feed_mutex);
+		l2arc_start_empty(lc);
+		mutex_unlock(&lc->feed_mutex);
+	}
+}
+
 /**
- * l2arc_persist_resume() - at preresume: rebuild the first time, then
- * mark the cache device in use
+ * l2arc_persist_resume() - at preresume: check the origin, rebuild the
+ * first time, then mark the cache device in use
  * @lc: the device
  *
- * Every table claims its origin here (l2arc_origin_claim()), after its
- * rebuild.  A header that cannot be written "in use" drops the cache
- * device ("degraded"); the claim makes later loads in this boot start
- * empty, since the header on the device still says clean.
+ * A resume other than the first drops what the device cached when the
+ * origin changed meanwhile (l2arc_resume_check()).  Every table claims
+ * its origin here (l2arc_origin_claim()), after its rebuild.  A header
+ * that cannot be written "in use" drops the cache device ("degraded");
+ * the claim makes later loads in this boot start empty, since the header
+ * on the device still says clean.
  *
  * Context: process context, may sleep; no I/O reaches the target yet.
  */
 void l2arc_persist_resume(struct l2arc_c *lc)
 {
+	unsigned int noio;
 	int r;
 
+	/* the device is suspended: no reclaim may write through it */
+	noio = memalloc_noio_save();
+	if (lc->resumed)
+		l2arc_resume_check(lc);
+	lc->resumed = true;
 	if (!lc->cache) {
-		l2arc_origin_claim(lc);
-		return;
+		l2arc_origin_claim(lc, false);
+		goto out;
 	}
 	mutex_lock(&lc->feed_mutex);
 	if (!lc->l2_loaded) {
-		/*
-		 * The device is suspended: reclaim must not write through
-		 * it (swap or dirty pages on it) while the rebuild allocates
-		 */
-		unsigned int noio = memalloc_noio_save();
-
 		if (lc->l2_persist)
 			l2arc_rebuild(lc);
 		else
 			l2arc_dh_void(lc);
-		memalloc_noio_restore(noio);
 		lc->l2_loaded = true;
 	}
-	l2arc_origin_claim(lc);
+	l2arc_origin_claim(lc, false);
 	if (lc->l2_persist && !READ_ONCE(lc->l2_failed)) {
 		lc->l2_generation++;
-		r = l2arc_dh_write(lc, L2ARC_DH_IN_USE);
+		r = l2arc_dh_write(lc, L2ARC_DH_IN_USE, 0);
 		if (r) {
 			DMERR("%s: cannot mark the cache device in use (%d): cache device dropped",
 			      lc->name, r);
@@ -891,38 +1262,63 @@ void l2arc_persist_resume(struct l2arc_c *lc)
 		}
 	}
 	mutex_unlock(&lc->feed_mutex);
+out:
+	memalloc_noio_restore(noio);
 }
 
 /**
- * l2arc_persist_suspend() - at postsuspend: write the changed log blocks
- * and mark the cache device clean
+ * l2arc_persist_suspend() - at postsuspend: write the changed log blocks,
+ * flush the origin, take its fingerprint and mark the cache device clean;
+ * mark the origin's claim
  * @lc: the device, its feed stopped and no I/O in flight
  *
- * A degraded device, or one whose log cannot be written, stays "in use":
- * the next load starts empty.
+ * The header says clean only over an origin that holds every write the
+ * log's copies were read from: the origin is flushed first.  A degraded
+ * device, or one whose log cannot be written, whose origin cannot be
+ * flushed or read, stays "in use": the next load starts empty.  Every
+ * table (with a cache device or not) marks its claim on the origin last,
+ * so that its next resume, or the next rebuild, sees a write made while
+ * no table used the origin.
  *
  * Context: process context, may sleep.
  */
 void l2arc_persist_suspend(struct l2arc_c *lc)
 {
-	int r;
+	const char *what = NULL;
+	unsigned int noio;
+	u64 fp = 0;
+	int r = 0;
 
-	if (!lc->cache || !lc->l2_persist || !lc->l2_loaded)
-		return;
+	if (!lc->cache || !lc->l2_persist || !lc->l2_loaded ||
+	    READ_ONCE(lc->l2_failed))
+		goto mark;
+	noio = memalloc_noio_save();
 	mutex_lock(&lc->feed_mutex);
-	if (READ_ONCE(lc->l2_failed)) {
-		mutex_unlock(&lc->feed_mutex);
-		return;
-	}
 	/* a rebuild not run yet: its log must not outlive this load's writes */
 	l2arc_rebuild_run(lc);
 	r = l2arc_log_write_dirty(lc);
-	if (!r)
-		r = l2arc_dh_write(lc, L2ARC_DH_CLEAN);
-	if (!r)
-		l2arc_origin_claim(lc);
+	if (r) {
+		what = "write the cache device's log";
+	} else {
+		r = blkdev_issue_flush(lc->origin->bdev);
+		if (r)
+			what = "flush the origin";
+	}
+	if (!r) {
+		r = l2arc_origin_fingerprint(lc, lc->l2_guid, &fp);
+		if (r)
+			what = "read the origin's fingerprint blocks";
+	}
+	if (!r) {
+		r = l2arc_dh_write(lc, L2ARC_DH_CLEAN, fp);
+		if (r)
+			what = "write the cache device's header";
+	}
 	if (r)
-		DMERR("%s: cannot write the cache device's log (%d): it starts empty next time",
-		      lc->name, r);
+		DMERR("%s: cannot %s (%d): the cache device starts empty next time",
+		      lc->name, what, r);
 	mutex_unlock(&lc->feed_mutex);
+	memalloc_noio_restore(noio);
+mark:
+	l2arc_origin_claim(lc, true);
 }

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit tests for the persistent L2ARC's layout (persist.c): where the
- * slots start on a cache device, for the sizes the documentation and the
- * VM tests quote, at and around the bounds.
+ * KUnit tests for the persistent L2ARC (persist.c): where the slots
+ * start on a cache device, for the sizes the documentation and the VM
+ * tests quote, at and around the bounds; and the decoders of the on-disk
+ * format fed crafted units (valid checksums over wrong contents) and
+ * corrupt ones.
  */
 #include <kunit/test.h>
 
+#include <linux/crc32c.h>
+#include <linux/slab.h>
+
 #include "dm-l2arc.h"
+#include "persist.h"
 
 /**
  * struct persist_test_layout - one case of l2arc_meta_layout()
@@ -67,9 +73,174 @@ static void persist_test_meta_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, meta, t->meta);
 }
 
+/* A table of 8,192 blocks of 4 KiB over a 32 MiB cache device */
+static const struct l2arc_dh_want persist_test_want = {
+	.block_sectors = 8, .dev_blocks = 8192, .meta_blocks = 34,
+	.nr_slots = 8158, .target_len = 65536, .origin_sectors = 65536,
+	.origin_dev = 0x800010, .uid_type = 3, .uid_len = 4,
+	.uid = { 1, 2, 3, 4 },
+};
+
+/* Re-checksum a header: a crafted one, as an attacker would make it */
+static void persist_test_dh_seal(struct l2arc_dev_hdr *dh)
+{
+	size_t off = offsetof(struct l2arc_dev_hdr, cksum);
+
+	dh->cksum = cpu_to_le32(l2arc_meta_cksum(dh, off));
+}
+
+/* A clean header that matches persist_test_want, in a 4 KiB unit */
+static struct l2arc_dev_hdr *persist_test_dh(struct kunit *test)
+{
+	const struct l2arc_dh_want *w = &persist_test_want;
+	struct l2arc_dev_hdr *dh = kunit_kzalloc(test, L2ARC_META_UNIT,
+						 GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, dh);
+	dh->magic = cpu_to_le64(L2ARC_DH_MAGIC);
+	dh->version = cpu_to_le32(L2ARC_DH_VERSION);
+	dh->state = cpu_to_le32(L2ARC_DH_CLEAN);
+	dh->block_sectors = cpu_to_le32(w->block_sectors);
+	dh->dev_blocks = cpu_to_le64(w->dev_blocks);
+	dh->meta_blocks = cpu_to_le64(w->meta_blocks);
+	dh->nr_slots = cpu_to_le64(w->nr_slots);
+	dh->target_len = cpu_to_le64(w->target_len);
+	dh->origin_sectors = cpu_to_le64(w->origin_sectors);
+	dh->origin_dev = cpu_to_le64(w->origin_dev);
+	dh->hand = cpu_to_le64(w->nr_slots);
+	dh->uid_type = cpu_to_le32(w->uid_type);
+	dh->uid_len = cpu_to_le32(w->uid_len);
+	memcpy(dh->uid, w->uid, w->uid_len);
+	persist_test_dh_seal(dh);
+	return dh;
+}
+
+static void persist_test_dh_decode(struct kunit *test)
+{
+	const struct l2arc_dh_want *w = &persist_test_want;
+	struct l2arc_dev_hdr *dh = persist_test_dh(test);
+	struct l2arc_dh_want other;
+
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_OK);
+
+	/* one bit of the header flipped, checksum not redone */
+	dh->laps = cpu_to_le64(1);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_BAD_CKSUM);
+	persist_test_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_OK);
+
+	dh->magic = 0;
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_NONE);
+	dh = persist_test_dh(test);
+	dh->version = cpu_to_le32(1);
+	persist_test_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_UNSUPPORTED);
+
+	/* a hand one past the slots is a wrapped, crafted one */
+	dh = persist_test_dh(test);
+	dh->hand = cpu_to_le64(w->nr_slots + 1);
+	persist_test_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_GEOMETRY);
+	dh = persist_test_dh(test);
+	dh->nr_slots = cpu_to_le64(U64_MAX);
+	persist_test_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_GEOMETRY);
+	dh = persist_test_dh(test);
+	dh->meta_blocks = cpu_to_le64(0);
+	persist_test_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_GEOMETRY);
+
+	dh = persist_test_dh(test);
+	dh->origin_dev = cpu_to_le64(w->origin_dev + 1);
+	persist_test_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_OTHER_ORIGIN);
+	dh = persist_test_dh(test);
+	dh->origin_sectors = cpu_to_le64(w->origin_sectors * 2);
+	persist_test_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_OTHER_ORIGIN);
+
+	/* another disk's unique id; an id longer than the field */
+	dh = persist_test_dh(test);
+	dh->uid[3] = 5;
+	persist_test_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_OTHER_UID);
+	other = *w;
+	other.uid_type = 0;
+	other.uid_len = 0;
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(persist_test_dh(test), &other),
+			L2ARC_DH_OTHER_UID);
+	dh = persist_test_dh(test);
+	dh->uid_len = cpu_to_le32(L2ARC_UID_BYTES + 1);
+	persist_test_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_BAD_CKSUM);
+
+	dh = persist_test_dh(test);
+	dh->state = cpu_to_le32(L2ARC_DH_IN_USE);
+	persist_test_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_UNCLEAN);
+	dh->state = cpu_to_le32(7);
+	persist_test_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_UNCLEAN);
+}
+
+static void persist_test_lb_seal(struct l2arc_log_blk *lb)
+{
+	size_t off = offsetof(struct l2arc_log_blk, cksum);
+
+	lb->cksum = cpu_to_le32(l2arc_meta_cksum(lb, off));
+}
+
+static void persist_test_lb_decode(struct kunit *test)
+{
+	struct l2arc_log_blk *lb = kunit_kzalloc(test, sizeof(*lb),
+						 GFP_KERNEL);
+	const u64 guid = 0x1234567890abcdefULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, lb);
+	/* zeroes: a log block never written */
+	KUNIT_EXPECT_EQ(test, l2arc_lb_decode(lb, 3, guid), L2ARC_LB_EMPTY);
+	lb->magic = cpu_to_le64(L2ARC_LB_MAGIC);
+	lb->guid = cpu_to_le64(guid);
+	lb->index = cpu_to_le64(3);
+	lb->nr_valid = cpu_to_le32(1);
+	lb->ent[0].oblock = cpu_to_le64(9);
+	lb->ent[0].flags = cpu_to_le32(L2ARC_LE_VALID);
+	persist_test_lb_seal(lb);
+	KUNIT_EXPECT_EQ(test, l2arc_lb_decode(lb, 3, guid), L2ARC_LB_OK);
+	/* another place, another format of the device */
+	KUNIT_EXPECT_EQ(test, l2arc_lb_decode(lb, 4, guid), L2ARC_LB_EMPTY);
+	KUNIT_EXPECT_EQ(test, l2arc_lb_decode(lb, 3, guid + 1),
+			L2ARC_LB_EMPTY);
+	/* an entry changed after the checksum */
+	lb->ent[200].oblock = cpu_to_le64(1);
+	KUNIT_EXPECT_EQ(test, l2arc_lb_decode(lb, 3, guid),
+			L2ARC_LB_BAD_CKSUM);
+}
+
+static void persist_test_le_usable(struct kunit *test)
+{
+	struct l2arc_log_ent e = {
+		.oblock = cpu_to_le64(99),
+		.flags = cpu_to_le32(L2ARC_LE_VALID | L2ARC_LE_MFU),
+	};
+
+	KUNIT_EXPECT_TRUE(test, l2arc_le_usable(&e, 10, 11, 100));
+	/* slot and block at and past their bounds */
+	KUNIT_EXPECT_FALSE(test, l2arc_le_usable(&e, 11, 11, 100));
+	KUNIT_EXPECT_FALSE(test, l2arc_le_usable(&e, 10, 11, 99));
+	e.oblock = cpu_to_le64(U64_MAX);
+	KUNIT_EXPECT_FALSE(test, l2arc_le_usable(&e, 0, 11, 100));
+	e.oblock = cpu_to_le64(0);
+	e.flags = cpu_to_le32(L2ARC_LE_MFU);
+	KUNIT_EXPECT_FALSE(test, l2arc_le_usable(&e, 0, 11, 100));
+}
+
 static struct kunit_case persist_test_cases[] = {
 	KUNIT_CASE_PARAM(persist_test_meta_layout,
 			 persist_test_layout_gen_params),
+	KUNIT_CASE(persist_test_dh_decode),
+	KUNIT_CASE(persist_test_lb_decode),
+	KUNIT_CASE(persist_test_le_usable),
 	{}
 };
 

@@ -70,6 +70,7 @@ enum l2arc_row {
 	R_L2_REBUILD_LOWMEM, R_L2_REBUILD_SIZE, R_L2_REBUILD_ASIZE,
 	R_L2_REBUILD_BUFS, R_L2_REBUILD_LOG_BLKS, R_L2_REBUILD_UNCLEAN,
 	R_L2_REBUILD_TIME_MS, R_L2_REBUILD_SKIPPED,
+	R_L2_REBUILD_ORIGIN_CHANGED, R_ORIGIN_CHANGED_DROPS,
 	R_NR,
 };
 
@@ -178,6 +179,8 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_L2_REBUILD_UNCLEAN] = "l2_rebuild_unclean",
 	[R_L2_REBUILD_TIME_MS] = "l2_rebuild_time_ms",
 	[R_L2_REBUILD_SKIPPED] = "l2_rebuild_skipped",
+	[R_L2_REBUILD_ORIGIN_CHANGED] = "l2_rebuild_origin_changed",
+	[R_ORIGIN_CHANGED_DROPS] = "origin_changed_drops",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -250,6 +253,8 @@ static const struct {
 	{ R_L2_REBUILD_UNCLEAN, L2ARC_STAT_L2_REBUILD_UNCLEAN },
 	{ R_L2_REBUILD_TIME_MS, L2ARC_STAT_L2_REBUILD_TIME_MS },
 	{ R_L2_REBUILD_SKIPPED, L2ARC_STAT_L2_REBUILD_SKIPPED },
+	{ R_L2_REBUILD_ORIGIN_CHANGED, L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED },
+	{ R_ORIGIN_CHANGED_DROPS, L2ARC_STAT_ORIGIN_CHANGED_DROPS },
 };
 
 static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */

@@ -165,6 +165,7 @@ static void l2arc_dtr(struct dm_target *ti)
 	if (lc->origin)
 		dm_put_device(ti, lc->origin);
 	l2arc_table_free(&lc->table);
+	l2arc_origin_claim_exit(lc);
 	kfree(lc);
 	ti->private = NULL;
 }
@@ -289,6 +290,12 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		goto bad;
 	lc->nr_blocks = ti->len >> lc->block_shift;
+	r = l2arc_origin_claim_init(lc);
+	if (r) {
+		ti->error = "Cannot allocate the origin's claim";
+		goto bad;
+	}
+	l2arc_origin_uid(lc);
 	if (lc->cache) {
 		r = l2arc_l2_init(lc, &ti->error);
 		if (r)
