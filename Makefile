@@ -15,9 +15,11 @@
 #   make vmtest          the VM tests on both kernels
 #   make lint            checkpatch --strict and sparse on both kernels
 #   make tools           build/tools/replay (trace replayer for the VM tests)
-#   make install         l2arcsetup, l2arcstat, dm-l2arc.service, /etc/l2arctab
-#                        (PREFIX=/usr/local, SYSCONFDIR=/etc, DESTDIR for
-#                        packages; the module
+#   make install         l2arcsetup, l2arcstat, dm-l2arc.service, /etc/l2arctab,
+#                        61-dm-l2arc-origin.rules (PREFIX=/usr/local,
+#                        SYSCONFDIR=/etc, UDEVRULESDIR=/etc/udev/rules.d
+#                        for PREFIX=/usr/local, else $(PREFIX)/lib/udev/rules.d,
+#                        DESTDIR for packages; the module
 #                        itself goes in with DKMS: README, "Installing")
 #
 # KVER defaults to the running kernel when its build directory exists,
@@ -38,6 +40,8 @@ BINDIR ?= $(PREFIX)/bin
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 DOCDIR ?= $(PREFIX)/share/doc/dm-l2arc
 SYSCONFDIR ?= /etc
+# udev reads /etc/udev/rules.d and /usr/lib/udev/rules.d, not /usr/local/lib/udev
+UDEVRULESDIR ?= $(if $(filter /usr/local,$(PREFIX)),/etc/udev/rules.d,$(PREFIX)/lib/udev/rules.d)
 
 all: module
 
@@ -81,11 +85,12 @@ build/tools/replay: tests/tools/replay.c
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -o $@ $<
 
-# the tools and the boot-time assembly; /etc/l2arctab only when there is
-# none (never the administrator's own)
+# the tools, the boot-time assembly and the udev rule that hides the
+# origins from udisks; /etc/l2arctab only when there is none (never the
+# administrator's own)
 install:
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) \
-		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR) $(DESTDIR)$(UDEVRULESDIR)
 	sed 's|^tab=$${L2ARCTAB:-/etc/l2arctab}$$|tab=$${L2ARCTAB:-$(SYSCONFDIR)/l2arctab}|' \
 		scripts/l2arcsetup >$(DESTDIR)$(SBINDIR)/l2arcsetup
 	chmod 755 $(DESTDIR)$(SBINDIR)/l2arcsetup
@@ -94,6 +99,10 @@ install:
 		-e 's|@DOCDIR@|$(DOCDIR)|g' \
 		etc/dm-l2arc.service.in >$(DESTDIR)$(UNITDIR)/dm-l2arc.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/dm-l2arc.service
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		etc/61-dm-l2arc-origin.rules.in \
+		>$(DESTDIR)$(UDEVRULESDIR)/61-dm-l2arc-origin.rules
+	chmod 644 $(DESTDIR)$(UDEVRULESDIR)/61-dm-l2arc-origin.rules
 	install -m 644 etc/l2arctab $(DESTDIR)$(DOCDIR)/l2arctab.example
 	install -m 644 Documentation/dm-l2arc.rst $(DESTDIR)$(DOCDIR)/dm-l2arc.rst
 	[ -e $(DESTDIR)$(SYSCONFDIR)/l2arctab ] || \

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Host test: scripts/l2arcsetup's `check` (the file's syntax, no device
-touched: FILE:LINE: message per bad line, exit 1), its usage errors, and
-`make install` (the files, the unit's paths, `systemd-analyze verify` of
-the installed unit).  Creating and removing devices runs in the VM test
+touched: FILE:LINE: message per bad line, exit 1), `is-origin` (which
+device the udev rule hides from udisks), its usage errors, and `make
+install` (the files, the unit's and the udev rule's paths,
+`systemd-analyze verify` of the installed unit).  Creating and removing devices runs in the VM test
 tests/vm/80-l2arctab.sh."""
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 import unittest
@@ -148,6 +150,92 @@ class L2arcsetupCheckTest(unittest.TestCase):
             self.assertIn('usage: l2arcsetup', r.stderr, args)
 
 
+class L2arcsetupIsOriginTest(unittest.TestCase):
+    """is-origin DEV [LINK...]: 0 for a valid line's origin, 1 for any other
+    device, 2 for a usage error; never any output (udev runs it)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix='l2arctab.')
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.disk = self.path('disk')       # the origin, as written
+        self.other = self.path('other')     # a device of no line
+        self.bad = self.path('bad')         # origin of a bad line only
+        self.gone = self.path('gone')       # origin of a commented line
+        for p in (self.disk, self.other, self.bad, self.gone):
+            open(p, 'w').close()
+        self.link = self.path('by-id-disk')
+        os.symlink(self.disk, self.link)
+        self.tab = self.path('l2arctab')
+        with open(self.tab, 'w') as f:
+            f.write('\n'.join([
+                '# nas1 %s - 8' % self.gone,
+                'nas0 %s - 8' % self.disk,
+                'bad0 %s - 4000' % self.bad,
+                'nas2 %s - 8' % self.path('by-id-late'),
+                '']))
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def is_origin(self, *args):
+        r = setup('-t', self.tab, 'is-origin', *args)
+        self.assertEqual((r.stdout, r.stderr), ('', ''), args)
+        return r.returncode
+
+    def test_origin_by_its_path(self):
+        self.assertEqual(self.is_origin(self.disk), 0)
+
+    def test_origin_through_a_symlink(self):
+        self.assertEqual(self.is_origin(self.link), 0)
+
+    def test_symlink_origin_by_its_target(self):
+        with open(self.tab, 'w') as f:
+            f.write('nas0 %s - 8\n' % self.link)
+        self.assertEqual(self.is_origin(self.disk), 0)
+
+    def test_origin_by_a_link_that_does_not_exist_yet(self):
+        # udev's $links on a device's first event: /dev/disk/by-id/...
+        # are made after the rules ran
+        self.assertEqual(self.is_origin(self.other, self.path('by-id-late')), 0)
+        self.assertEqual(self.is_origin(self.other), 1)
+
+    def test_relative_link_is_under_dev(self):
+        with open(self.tab, 'w') as f:
+            f.write('nas0 /dev/disk/by-id/l2arc-test-none - 8\n')
+        self.assertEqual(self.is_origin(self.other, 'disk/by-id/l2arc-test-none'), 0)
+        self.assertEqual(self.is_origin(self.other, 'disk/by-id/l2arc-test-nonf'), 1)
+
+    def test_unlisted_device(self):
+        self.assertEqual(self.is_origin(self.other), 1)
+        self.assertEqual(self.is_origin(self.path('none')), 1)
+
+    def test_bad_and_commented_lines_name_no_origin(self):
+        self.assertEqual(self.is_origin(self.bad), 1)
+        self.assertEqual(self.is_origin(self.gone), 1)
+
+    def test_unreadable_file_matches_nothing(self):
+        r = setup('-t', self.path('none'), 'is-origin', self.disk)
+        self.assertEqual((r.returncode, r.stdout, r.stderr), (1, '', ''))
+
+    @unittest.skipUnless(os.geteuid() == 0, 'mknod needs root')
+    def test_same_major_minor(self):
+        # two nodes of one device (7:250, no driver needed) are one origin
+        a, b, c = self.path('b1'), self.path('b2'), self.path('b3')
+        os.mknod(a, 0o600 | stat.S_IFBLK, os.makedev(7, 250))
+        os.mknod(b, 0o600 | stat.S_IFBLK, os.makedev(7, 250))
+        os.mknod(c, 0o600 | stat.S_IFBLK, os.makedev(7, 251))
+        with open(self.tab, 'w') as f:
+            f.write('nas0 %s - 8\n' % a)
+        self.assertEqual(self.is_origin(b), 0)
+        self.assertEqual(self.is_origin(c), 1)
+
+    def test_usage(self):
+        for args in ([], [''], [self.disk, '']):
+            r = setup('-t', self.tab, 'is-origin', *args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn('usage: l2arcsetup', r.stderr, args)
+
+
 class InstallTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix='l2arc-install.')
@@ -171,6 +259,7 @@ class InstallTest(unittest.TestCase):
         self.assertEqual(files, [
             'etc/l2arctab', 'usr/bin/l2arcstat',
             'usr/lib/systemd/system/dm-l2arc.service',
+            'usr/lib/udev/rules.d/61-dm-l2arc-origin.rules',
             'usr/sbin/l2arcsetup', 'usr/share/doc/dm-l2arc/dm-l2arc.rst',
             'usr/share/doc/dm-l2arc/l2arctab.example'])
         with open(os.path.join(self.dir, 'usr/lib/systemd/system/dm-l2arc.service')) as f:
@@ -179,6 +268,22 @@ class InstallTest(unittest.TestCase):
         self.assertIn('ExecStop=/usr/sbin/l2arcsetup -t /etc/l2arctab stop\n', unit)
         self.assertIn('ConditionPathExists=/etc/l2arctab\n', unit)
         self.assertNotIn('@', unit)
+
+    def test_udev_rule(self):
+        # PREFIX=/usr/local: udev does not read /usr/local/lib/udev
+        self.make_install('DESTDIR=' + self.dir)
+        path = os.path.join(self.dir, 'etc/udev/rules.d/61-dm-l2arc-origin.rules')
+        with open(path) as f:
+            rules = f.read()
+        self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o644)
+        self.assertIn('TEST!="/etc/l2arctab", GOTO="dm_l2arc_origin_end"\n', rules)
+        self.assertIn('PROGRAM=="/usr/local/sbin/l2arcsetup -t /etc/l2arctab '
+                      'is-origin $devnode $links", \\\n'
+                      '  ENV{UDISKS_IGNORE}="1", ENV{UDISKS_AUTO}="0"\n', rules)
+        self.assertNotIn('@', rules)
+        self.assertNotIn('SYSTEMD_READY', rules)
+        self.make_install('DESTDIR=' + self.dir, 'UDEVRULESDIR=/r')
+        self.assertTrue(os.path.exists(os.path.join(self.dir, 'r/61-dm-l2arc-origin.rules')))
 
     def test_keeps_the_administrators_l2arctab(self):
         os.makedirs(os.path.join(self.dir, 'etc'))
