@@ -435,7 +435,8 @@ struct l2arc_pool {
  * @feed_wq: its workqueue
  * @feed_mutex: serialises feeds (timer, message); outside @arc.lock
  * @feed_active: the feed runs (between resume and postsuspend); set
- *               and cleared under @arc.lock
+ *               and cleared under @arc.lock; a feed by message tests it
+ *               under @feed_mutex (l2arc_feed_now())
  * @feed_kicked: a hand-off queued the feed early, and that feed has not
  *               started yet; under @arc.lock
  * @handoff_head: the hand-off queue: buffers of evicted blocks waiting
@@ -782,7 +783,7 @@ bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 		   struct l2arc_buf *buf);
 void l2arc_handoff_drop(struct l2arc_c *lc);
 unsigned long l2arc_handoff_shrink(struct l2arc_c *lc, unsigned long nr_pages);
-u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget);
+int l2arc_feed_now(struct l2arc_c *lc);
 u64 l2arc_dwpd_cap(struct l2arc_c *lc);
 u64 l2arc_wear_24h(struct l2arc_c *lc);
 u64 l2arc_write_rate(struct l2arc_c *lc);

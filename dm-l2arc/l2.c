@@ -1082,18 +1082,14 @@ static u64 l2arc_dwpd_budget(struct l2arc_c *lc)
 	return lc->dwpd_tokens;
 }
 
-/**
- * l2arc_feed_once() - one feed: write the ARC's tails to the cache device
- * @lc: the device
- * @budget: set to this feed's budget in bytes (0 when it did not run)
- *
- * Returns when the feed's writes are done.  Serialised by feed_mutex.
- *
- * Context: process context, may sleep.
+/*
+ * One feed: write the ARC's tails to the cache device.  Sets *@budget to
+ * this feed's budget in bytes (0 when it did not run) and returns when
+ * the feed's writes are done.  feed_mutex held; process context.
  * Return: bytes written to the cache device (0 when nothing was eligible,
  * there is no usable cache device, or L2 header memory is over its bound).
  */
-u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
+static u64 l2arc_feed_locked(struct l2arc_c *lc, u64 *budget)
 {
 	unsigned int bytes = l2arc_block_bytes(lc), n_max, scan_max, n = 0;
 	unsigned int sent, i;
@@ -1103,8 +1099,8 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 	bool noprefetch;
 	u64 depth, headroom, start, wrote = 0;
 
+	lockdep_assert_held(&lc->feed_mutex);
 	*budget = 0;
-	mutex_lock(&lc->feed_mutex);
 	if (!lc->cache)
 		goto out;
 	/* the first feed after a load reads the log back first */
@@ -1187,8 +1183,34 @@ u64 l2arc_feed_once(struct l2arc_c *lc, u64 *budget)
 		l2arc_log_write_dirty(lc);
 out:
 	kvfree(w);
-	mutex_unlock(&lc->feed_mutex);
 	return wrote;
+}
+
+/**
+ * l2arc_feed_now() - one feed, run by the l2arc_feed message
+ * @lc: the device
+ *
+ * Runs the feed only while the device is resumed, tested under
+ * feed_mutex: l2arc_feed_stop() clears feed_active before it takes
+ * feed_mutex, and a postsuspend marks the cache device clean only after
+ * that, so no feed by message writes to a device whose header says
+ * clean.  Returns when the feed's writes are done.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EBUSY when the device is suspended (or not resumed yet).
+ */
+int l2arc_feed_now(struct l2arc_c *lc)
+{
+	u64 budget;
+	int r = -EBUSY;
+
+	mutex_lock(&lc->feed_mutex);
+	if (READ_ONCE(lc->feed_active)) {
+		l2arc_feed_locked(lc, &budget);
+		r = 0;
+	}
+	mutex_unlock(&lc->feed_mutex);
+	return r;
 }
 
 static void l2arc_feed_worker(struct work_struct *work)
@@ -1198,7 +1220,10 @@ static void l2arc_feed_worker(struct work_struct *work)
 	unsigned long delay;
 	u64 budget, wrote;
 
-	wrote = l2arc_feed_once(lc, &budget);
+	/* runs only while the feed is active: l2arc_feed_stop() cancels it */
+	mutex_lock(&lc->feed_mutex);
+	wrote = l2arc_feed_locked(lc, &budget);
+	mutex_unlock(&lc->feed_mutex);
 	delay = l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ;
 	if (l2arc_dev_param(&lc->tun, L2ARC_P_FEED_AGAIN) && budget &&
 	    wrote > budget / 2)

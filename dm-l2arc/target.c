@@ -647,7 +647,6 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 			 char **argv, char *result, unsigned int maxlen)
 {
 	struct l2arc_c *lc = ti->private;
-	u64 budget;
 	int r;
 
 	if (argc == 1 && !strcmp(argv[0], "clear_stats")) {
@@ -666,13 +665,11 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 			DMERR_LIMIT("%s: l2arc_feed: no cache device", lc->name);
 			return -EINVAL;
 		}
-		if (!READ_ONCE(lc->feed_active)) {
+		r = l2arc_feed_now(lc);
+		if (r)
 			DMERR_LIMIT("%s: l2arc_feed: device is suspended",
 				    lc->name);
-			return -EBUSY;
-		}
-		l2arc_feed_once(lc, &budget);
-		return 0;
+		return r;
 	}
 	if (argc == 2) {
 		r = l2arc_message_tunable(lc, argv[0], argv[1]);
