@@ -571,7 +571,9 @@ int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error)
 		lc->l2_log_nr = DIV_ROUND_UP(lc->l2_nr_slots,
 					     L2ARC_LOG_ENTRIES);
 		buf_bytes = L2ARC_META_IO_BYTES;
-		lc->l2_log_dirty = bitmap_zalloc(lc->l2_log_nr, GFP_KERNEL);
+		/* up to 2.1 MiB (2^32 slots): vmalloc may serve it */
+		lc->l2_log_dirty = kvcalloc(BITS_TO_LONGS(lc->l2_log_nr),
+					    sizeof(unsigned long), GFP_KERNEL);
 		if (!lc->l2_log_dirty)
 			goto nomem;
 	}
@@ -601,7 +603,7 @@ void l2arc_persist_exit(struct l2arc_c *lc)
 	lc->l2_io = NULL;
 	vfree(lc->l2_meta_buf);
 	lc->l2_meta_buf = NULL;
-	bitmap_free(lc->l2_log_dirty);
+	kvfree(lc->l2_log_dirty);
 	lc->l2_log_dirty = NULL;
 }
 
