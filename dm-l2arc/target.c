@@ -51,6 +51,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
@@ -374,12 +375,19 @@ static int l2arc_preresume(struct dm_target *ti)
 	return 0;
 }
 
-/* The /proc entry belongs to the table that is live; the feed restarts. */
+/*
+ * The /proc entry belongs to the table that is live; the feed restarts.
+ * Device-mapper releases the device's I/O only after resume: reclaim must
+ * not write through it (swap or dirty pages on it) while the entry is
+ * allocated.
+ */
 static void l2arc_resume(struct dm_target *ti)
 {
 	struct l2arc_c *lc = ti->private;
+	unsigned int noio = memalloc_noio_save();
 
 	l2arc_stats_register(lc);
+	memalloc_noio_restore(noio);
 	l2arc_feed_start(lc);
 }
 
