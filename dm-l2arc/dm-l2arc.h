@@ -361,6 +361,17 @@ struct l2arc_pool {
 };
 
 /**
+ * struct l2arc_rb_range - blocks [@first, @last] of the origin, in a set
+ * kept by l2arc_ranges_add() (sorted by @first, disjoint)
+ * @first: the first block
+ * @last: the last block, @first or more
+ */
+struct l2arc_rb_range {
+	u64 first;
+	u64 last;
+};
+
+/**
  * struct l2arc_c - one l2arc target instance
  * @ti: the dm target
  * @origin: origin device
@@ -469,8 +480,8 @@ struct l2arc_pool {
  *                 set at the first resume, cleared under @arc.lock
  * @l2_rebuild_t0: ktime_get_ns() at that resume
  * @l2_rb_writes: block ranges written since the resume while
- *                @l2_rebuilding, which the rebuild must not index; under
- *                @arc.lock
+ *                @l2_rebuilding, which the rebuild must not index, sorted
+ *                and disjoint (l2arc_ranges_add()); under @arc.lock
  * @l2_rb_nr: ranges in @l2_rb_writes; when it is full, a new range
  *            widens the one nearest to it (more blocks left out, never
  *            fewer)
@@ -573,10 +584,7 @@ struct l2arc_c {
 	bool l2_loaded;
 	bool l2_rebuilding;
 	u64 l2_rebuild_t0;
-	struct l2arc_rb_range {
-		u64 first;
-		u64 last;
-	} l2_rb_writes[L2ARC_REBUILD_WRITES];
+	struct l2arc_rb_range l2_rb_writes[L2ARC_REBUILD_WRITES];
 	unsigned int l2_rb_nr;
 	struct dm_io_client *l2_io;
 	void *l2_meta_buf;
@@ -802,6 +810,9 @@ void l2arc_persist_exit(struct l2arc_c *lc);
 void l2arc_persist_resume(struct l2arc_c *lc);
 void l2arc_rebuild_run(struct l2arc_c *lc);
 void l2arc_rebuild_note_write(struct l2arc_c *lc, u64 first, u64 last);
+bool l2arc_ranges_find(const struct l2arc_rb_range *r, unsigned int nr, u64 b);
+void l2arc_ranges_add(struct l2arc_rb_range *r, unsigned int *nr,
+		      unsigned int max, u64 first, u64 last);
 void l2arc_persist_suspend(struct l2arc_c *lc);
 void l2arc_origin_claim(struct l2arc_c *lc, bool mark);
 int l2arc_origin_claim_init(struct l2arc_c *lc);

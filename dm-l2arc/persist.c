@@ -743,16 +743,92 @@ int l2arc_log_write_dirty(struct l2arc_c *lc)
 	return r;
 }
 
+/*
+ * The first of the @nr ranges @r (sorted, disjoint) whose last block is
+ * @b or more; @nr when there is none.  A binary search.
+ */
+static unsigned int l2arc_ranges_pos(const struct l2arc_rb_range *r,
+				     unsigned int nr, u64 b)
+{
+	unsigned int lo = 0, hi = nr, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (r[mid].last < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/**
+ * l2arc_ranges_find() - does a set of block ranges hold a block?
+ * @r: the ranges, sorted by first block, disjoint (l2arc_ranges_add())
+ * @nr: how many
+ * @b: the block
+ *
+ * O(log @nr).  Pure: no lock of its own.
+ *
+ * Return: true when one of the ranges holds @b.
+ */
+bool l2arc_ranges_find(const struct l2arc_rb_range *r, unsigned int nr, u64 b)
+{
+	unsigned int i = l2arc_ranges_pos(r, nr, b);
+
+	return i < nr && r[i].first <= b;
+}
+
+/**
+ * l2arc_ranges_add() - add blocks [@first, @last] to a set of block ranges
+ * @r: the ranges, room for @max, sorted by first block, disjoint and not
+ *     adjacent; kept so
+ * @nr: how many are in use (0 to @max), updated
+ * @max: room in @r, at least 1
+ * @first: the first block to add
+ * @last: the last block to add, @first to 2^64 - 2
+ *
+ * A range that overlaps or touches others is merged with them.  A range
+ * that touches none when @r is full widens the nearest one instead (the
+ * one before it on a tie): the blocks between are then in the set too,
+ * never fewer than were added.  O(log @nr) to find the place, O(@nr) to
+ * move the ranges after it.  Pure: no lock of its own.
+ */
+void l2arc_ranges_add(struct l2arc_rb_range *r, unsigned int *nr,
+		      unsigned int max, u64 first, u64 last)
+{
+	unsigned int n = *nr, i, j;
+
+	/* the first range that touches [first, last] or lies after it */
+	i = l2arc_ranges_pos(r, n, first ? first - 1 : 0);
+	for (j = i; j < n && r[j].first <= last + 1; j++)
+		;
+	if (j > i) {			/* r[i .. j - 1] touch it: merge */
+		r[i].first = min(r[i].first, first);
+		r[i].last = max(r[j - 1].last, last);
+		memmove(&r[i + 1], &r[j], (n - j) * sizeof(*r));
+		*nr = n - (j - i - 1);
+		return;
+	}
+	if (n < max) {			/* a range of its own, at i */
+		memmove(&r[i + 1], &r[i], (n - i) * sizeof(*r));
+		r[i].first = first;
+		r[i].last = last;
+		*nr = n + 1;
+		return;
+	}
+	/* full: widen r[i - 1] or r[i], whichever is nearer */
+	if (i == n || (i > 0 && first - r[i - 1].last <= r[i].first - last))
+		r[i - 1].last = last;
+	else
+		r[i].first = first;
+}
+
 /* Was block @b written since the resume?  arc.lock held. */
 static bool l2arc_rebuild_written(struct l2arc_c *lc, u64 b)
 {
-	unsigned int i;
-
-	for (i = 0; i < lc->l2_rb_nr; i++)
-		if (b >= lc->l2_rb_writes[i].first &&
-		    b <= lc->l2_rb_writes[i].last)
-			return true;
-	return false;
+	lockdep_assert_held(&lc->arc.lock);
+	return l2arc_ranges_find(lc->l2_rb_writes, lc->l2_rb_nr, b);
 }
 
 /**
@@ -762,8 +838,8 @@ static bool l2arc_rebuild_written(struct l2arc_c *lc, u64 b)
  * @first: its first block
  * @last: its last block
  *
- * The rebuild will not index those blocks: their copies may be stale.  A
- * range next to or over the last one recorded extends it; once
+ * The rebuild will not index those blocks: their copies may be stale.
+ * The ranges are kept sorted and disjoint (l2arc_ranges_add()); once
  * %L2ARC_REBUILD_WRITES ranges are recorded, a new one widens the range
  * nearest to it (the blocks between are left out too: never fewer than
  * were written).
@@ -772,36 +848,11 @@ static bool l2arc_rebuild_written(struct l2arc_c *lc, u64 b)
  */
 void l2arc_rebuild_note_write(struct l2arc_c *lc, u64 first, u64 last)
 {
-	struct l2arc_rb_range *r = lc->l2_rb_writes;
-	u64 gap, best = U64_MAX;
-	unsigned int i;
-
+	lockdep_assert_held(&lc->arc.lock);
 	if (!lc->l2_rebuilding)
 		return;
-	if (lc->l2_rb_nr) {
-		r = &lc->l2_rb_writes[lc->l2_rb_nr - 1];
-		if (first <= r->last + 1 && last + 1 >= r->first)
-			goto widen;
-	}
-	if (lc->l2_rb_nr < L2ARC_REBUILD_WRITES) {
-		r = &lc->l2_rb_writes[lc->l2_rb_nr++];
-		r->first = first;
-		r->last = last;
-		return;
-	}
-	for (i = 0; i < L2ARC_REBUILD_WRITES; i++) {
-		struct l2arc_rb_range *c = &lc->l2_rb_writes[i];
-
-		gap = first > c->last ? first - c->last :
-		      c->first > last ? c->first - last : 0;
-		if (gap < best) {
-			best = gap;
-			r = c;
-		}
-	}
-widen:
-	r->first = min(r->first, first);
-	r->last = max(r->last, last);
+	l2arc_ranges_add(lc->l2_rb_writes, &lc->l2_rb_nr,
+			 L2ARC_REBUILD_WRITES, first, last);
 }
 
 /*
