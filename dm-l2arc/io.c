@@ -7,8 +7,9 @@
  *
  * A bio is taken whole, whatever its size (device-mapper cuts it only
  * where the origin's limits say, and l2arc_map_read() takes at most
- * L2ARC_MAP_MAX_BLOCKS blocks of a read, leaving the rest to
- * device-mapper's dm_accept_partial_bio()).
+ * L2ARC_MAP_MAX_BLOCKS blocks of a read, or L2ARC_MAP_SHORT when memory
+ * for more is short, leaving the rest to device-mapper's
+ * dm_accept_partial_bio()).
  *
  * Reads.  One pass over the bio's blocks under one hold of arc.lock takes
  * each block's access in the ARC, in mapping order, and sorts the block:
@@ -69,6 +70,13 @@
  * short.
  */
 #define L2ARC_MAP_MAX_BLOCKS	256
+
+/*
+ * A map takes at most this many blocks when the array of its blocks'
+ * waits (56 bytes each on x86-64: 14 KiB for 256 blocks, an order-2
+ * allocation) cannot be had: as many as fit in one page (73).
+ */
+#define L2ARC_MAP_SHORT		(PAGE_SIZE / sizeof(struct l2arc_wait))
 
 /*
  * Blocks of one run: its bio holds their pages, at most BIO_MAX_VECS (1
@@ -1061,23 +1069,29 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 	unsigned int nr;
 
 	last = (start + bio_sectors(bio) - 1) >> lc->block_shift;
-	if (last - first >= L2ARC_MAP_MAX_BLOCKS) {
-		/* the rest comes back as a bio of its own */
-		last = first + L2ARC_MAP_MAX_BLOCKS - 1;
-		dm_accept_partial_bio(bio, ((last + 1) << lc->block_shift) -
-					   start);
-	}
-	nr = last - first + 1;
+	nr = min_t(u64, last - first + 1, L2ARC_MAP_MAX_BLOCKS);
 	io->waits = &io->wait1;
 	if (nr > 1) {
 		io->waits = kmalloc_array(nr, sizeof(*io->waits),
 					  GFP_NOWAIT | __GFP_NOWARN);
-		if (!io->waits) {
-			spin_lock_bh(&lc->arc.lock);
-			l2arc_throttled(lc);
-			spin_unlock_bh(&lc->arc.lock);
-			return DM_MAPIO_REMAPPED;
+		if (!io->waits && nr > L2ARC_MAP_SHORT) {
+			/* a shorter map rather than none when fragmented */
+			nr = L2ARC_MAP_SHORT;
+			io->waits = kmalloc_array(nr, sizeof(*io->waits),
+						  GFP_NOWAIT | __GFP_NOWARN);
 		}
+	}
+	if (last - first >= nr) {
+		/* the rest comes back as a bio of its own */
+		last = first + nr - 1;
+		dm_accept_partial_bio(bio, ((last + 1) << lc->block_shift) -
+					   start);
+	}
+	if (!io->waits) {
+		spin_lock_bh(&lc->arc.lock);
+		l2arc_throttled(lc);
+		spin_unlock_bh(&lc->arc.lock);
+		return DM_MAPIO_REMAPPED;
 	}
 	memset(io->waits, 0, nr * sizeof(*io->waits));
 	atomic_set(&io->pending, 1);	/* the map's own */
