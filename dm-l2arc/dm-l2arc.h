@@ -446,10 +446,16 @@ struct l2arc_rb_range {
  * @feed_wq: its workqueue
  * @feed_mutex: serialises feeds (timer, message); outside @arc.lock
  * @feed_active: the feed runs (between resume and postsuspend); set
- *               and cleared under @arc.lock; a feed by message tests it
- *               under @feed_mutex (l2arc_feed_now())
- * @feed_kicked: a hand-off queued the feed early, and that feed has not
- *               started yet; under @arc.lock
+ *               and cleared under @arc.lock
+ * @feed_kicked: a hand-off asked for the feed early (l2arc_feed_kick()),
+ *               and no feed has started since; under @arc.lock
+ * @feed_armed: @feed_work is queued for @feed_due (false while it runs);
+ *              under @arc.lock
+ * @feed_due: jiffies when @feed_work runs next, while @feed_armed
+ * @feed_last: jiffies when the last timer or hand-off feed started (a
+ *             feed by message is not one), while @feed_last_valid; under
+ *             @arc.lock
+ * @feed_last_valid: such a feed ran since the resume
  * @handoff_head: the hand-off queue: buffers of evicted blocks waiting
  *                for the feed, oldest first, linked by handoff_next; under
  *                @arc.lock
@@ -565,6 +571,10 @@ struct l2arc_c {
 	struct mutex feed_mutex;	/* serialises feeds */
 	bool feed_active;
 	bool feed_kicked;
+	bool feed_armed;
+	bool feed_last_valid;
+	unsigned long feed_due;
+	unsigned long feed_last;
 	struct l2arc_buf *handoff_head;
 	struct l2arc_buf *handoff_tail;
 	u64 handoff_nr;
@@ -791,7 +801,7 @@ bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 		   struct l2arc_buf *buf);
 void l2arc_handoff_drop(struct l2arc_c *lc);
 unsigned long l2arc_handoff_shrink(struct l2arc_c *lc, unsigned long nr_pages);
-int l2arc_feed_now(struct l2arc_c *lc);
+u64 l2arc_feed_once(struct l2arc_c *lc, bool message, u64 *budget);
 u64 l2arc_dwpd_cap(struct l2arc_c *lc);
 u64 l2arc_wear_24h(struct l2arc_c *lc);
 u64 l2arc_write_rate(struct l2arc_c *lc);

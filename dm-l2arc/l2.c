@@ -29,7 +29,8 @@
  * l2_evict_missed), its header pinned and marked L2ARC_F_L2_WRITING so
  * that the directory keeps it as a ghost or L2-only header without
  * changing the paper's lists.  A feed writes the queue first, oldest
- * first, then scans.  A hand-off that fills half the queue starts a feed.
+ * first, then scans.  A hand-off that fills half the queue brings the
+ * next feed forward, with l2arc_feed_again only (l2arc_feed_kick()).
  * A queued header also has L2ARC_F_HANDOFF until a feed pops it: while
  * it has it, nothing else marks it L2ARC_F_L2_WRITING (so a popped entry
  * whose header still has that mark is live), and a feed's entry owns the
@@ -44,7 +45,9 @@
  * resident blocks; the cap keeps l2arc_feed_again meaningful when
  * write_max >> c).  The
  * next feed comes after l2arc_feed_secs, or after l2arc_feed_min_ms when
- * l2arc_feed_again is set and this feed wrote more than half its budget.
+ * l2arc_feed_again is set and this feed wrote more than half its budget
+ * or a hand-off asks for it; no timer or hand-off feed comes sooner than
+ * l2arc_feed_min_ms after the previous one (a feed by message is neither).
  * Every value is read at every feed (the device's own, or the module
  * parameter's), so changes apply at the next feed.
  *
@@ -444,6 +447,36 @@ static void l2arc_take(struct l2arc_c *lc, struct l2arc_wentry *w,
 	l2arc_mark_writing(lc, hdr);
 }
 
+/* l2arc_feed_min_ms, in jiffies */
+static unsigned long l2arc_feed_min(struct l2arc_c *lc)
+{
+	return msecs_to_jiffies(l2arc_dev_param(&lc->tun, L2ARC_P_FEED_MIN_MS));
+}
+
+/*
+ * The hand-off queue is half full: bring the next feed forward, with
+ * l2arc_feed_again only, and never to less than l2arc_feed_min_ms after
+ * the last timer or hand-off feed.  With l2arc_feed_again 0 the timer
+ * alone feeds, and the queue drops what it cannot hold.  Locked.
+ */
+static void l2arc_feed_kick(struct l2arc_c *lc)
+{
+	unsigned long now = jiffies, at = now;
+
+	lockdep_assert_held(&lc->arc.lock);
+	if (!l2arc_dev_param(&lc->tun, L2ARC_P_FEED_AGAIN))
+		return;
+	lc->feed_kicked = true;
+	if (lc->feed_last_valid &&
+	    time_before(now, lc->feed_last + l2arc_feed_min(lc)))
+		at = lc->feed_last + l2arc_feed_min(lc);
+	if (lc->feed_armed && !time_before(at, lc->feed_due))
+		return;
+	lc->feed_armed = true;
+	lc->feed_due = at;
+	mod_delayed_work(lc->feed_wq, &lc->feed_work, at - now);
+}
+
 /**
  * l2arc_handoff() - offer a block that the ARC evicts for room to the feed
  * @lc: the device
@@ -460,7 +493,9 @@ static void l2arc_take(struct l2arc_c *lc, struct l2arc_wentry *w,
  * the feed has written the block; the ARC's lists change exactly as they
  * would have.  When the queue is full the block is
  * freed as before and counted in l2_evict_missed.  A hand-off that takes
- * the queue to half its bound or more wakes the feed at once.
+ * the queue to half its bound or more brings the next feed forward, with
+ * l2arc_feed_again only, to l2arc_feed_min_ms after the last timer or
+ * hand-off feed at the soonest (l2arc_feed_kick()).
  *
  * Context: arc.lock held (from arc_ops.evict_data); does not sleep.
  * Return: true if the queue took @buf, false if the caller frees it.
@@ -491,10 +526,8 @@ bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 	lc->handoff_tail = buf;
 	lc->handoff_nr++;
 	lc->stats[L2ARC_STAT_L2_HANDOFFS]++;
-	if (!lc->feed_kicked && lc->handoff_nr * bytes * 2 >= max) {
-		lc->feed_kicked = true;
-		mod_delayed_work(lc->feed_wq, &lc->feed_work, 0);
-	}
+	if (!lc->feed_kicked && lc->handoff_nr * bytes * 2 >= max)
+		l2arc_feed_kick(lc);
 	return true;
 }
 
@@ -1082,14 +1115,19 @@ static u64 l2arc_dwpd_budget(struct l2arc_c *lc)
 	return lc->dwpd_tokens;
 }
 
-/*
- * One feed: write the ARC's tails to the cache device.  Sets *@budget to
- * this feed's budget in bytes (0 when it did not run) and returns when
- * the feed's writes are done.  feed_mutex held; process context.
+/**
+ * l2arc_feed_once() - one feed: write the ARC's tails to the cache device
+ * @lc: the device
+ * @message: a feed by message (else the timer's, or a hand-off's)
+ * @budget: set to this feed's budget in bytes (0 when it did not run)
+ *
+ * Returns when the feed's writes are done.  Serialised by feed_mutex.
+ *
+ * Context: process context, may sleep.
  * Return: bytes written to the cache device (0 when nothing was eligible,
  * there is no usable cache device, or L2 header memory is over its bound).
  */
-static u64 l2arc_feed_locked(struct l2arc_c *lc, u64 *budget)
+u64 l2arc_feed_once(struct l2arc_c *lc, bool message, u64 *budget)
 {
 	unsigned int bytes = l2arc_block_bytes(lc), n_max, scan_max, n = 0;
 	unsigned int sent, i;
@@ -1147,6 +1185,10 @@ static u64 l2arc_feed_locked(struct l2arc_c *lc, u64 *budget)
 	}
 	lc->stats[L2ARC_STAT_L2_FEEDS]++;
 	lc->feed_kicked = false;
+	if (!message) {
+		lc->feed_last = jiffies;
+		lc->feed_last_valid = true;
+	}
 	spin_unlock_bh(&lc->arc.lock);
 
 	n = l2arc_collect_handoff(lc, w, n_max);
@@ -1220,16 +1262,23 @@ static void l2arc_feed_worker(struct work_struct *work)
 	unsigned long delay;
 	u64 budget, wrote;
 
-	/* runs only while the feed is active: l2arc_feed_stop() cancels it */
-	mutex_lock(&lc->feed_mutex);
-	wrote = l2arc_feed_locked(lc, &budget);
-	mutex_unlock(&lc->feed_mutex);
+	spin_lock_bh(&lc->arc.lock);
+	lc->feed_armed = false;
+	spin_unlock_bh(&lc->arc.lock);
+	wrote = l2arc_feed_once(lc, false, &budget);
 	delay = l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ;
 	if (l2arc_dev_param(&lc->tun, L2ARC_P_FEED_AGAIN) && budget &&
 	    wrote > budget / 2)
-		delay = msecs_to_jiffies(l2arc_dev_param(&lc->tun,
-							 L2ARC_P_FEED_MIN_MS));
-	queue_delayed_work(lc->feed_wq, &lc->feed_work, delay);
+		delay = 0;
+	/* never sooner than l2arc_feed_min_ms */
+	delay = max(delay, l2arc_feed_min(lc));
+	spin_lock_bh(&lc->arc.lock);
+	/* not if a hand-off queued it again while this feed ran */
+	if (queue_delayed_work(lc->feed_wq, &lc->feed_work, delay)) {
+		lc->feed_armed = true;
+		lc->feed_due = jiffies + delay;
+	}
+	spin_unlock_bh(&lc->arc.lock);
 }
 
 /**
@@ -1238,17 +1287,21 @@ static void l2arc_feed_worker(struct work_struct *work)
  */
 void l2arc_feed_start(struct l2arc_c *lc)
 {
+	/* at once when the log is still to be read back (a rebuild) */
+	unsigned long delay = READ_ONCE(lc->l2_rebuilding) ? 0 :
+		l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ;
+
 	if (!lc->cache)
 		return;
+	lc->dwpd_at = jiffies;
 	spin_lock_bh(&lc->arc.lock);
 	WRITE_ONCE(lc->feed_active, true);
 	lc->feed_kicked = false;
+	lc->feed_last_valid = false;
+	lc->feed_armed = true;
+	lc->feed_due = jiffies + delay;
+	queue_delayed_work(lc->feed_wq, &lc->feed_work, delay);
 	spin_unlock_bh(&lc->arc.lock);
-	lc->dwpd_at = jiffies;
-	/* at once when the log is still to be read back (a rebuild) */
-	queue_delayed_work(lc->feed_wq, &lc->feed_work,
-			   READ_ONCE(lc->l2_rebuilding) ? 0 :
-			   l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ);
 }
 
 /**

@@ -158,11 +158,11 @@ MODULE_PARM_DESC(l2arc_feed_secs,
 module_param_cb(l2arc_feed_min_ms, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_FEED_MIN_MS], 0644);
 MODULE_PARM_DESC(l2arc_feed_min_ms,
-		 "Milliseconds to the next feed after a busy one, with l2arc_feed_again (default 200, range 10 to 3600000)");
+		 "Milliseconds to the next feed after a busy one or a half-full hand-off queue, with l2arc_feed_again; the shortest time between two feeds not by message (default 200, range 10 to 3600000)");
 module_param_cb(l2arc_feed_again, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_FEED_AGAIN], 0644);
 MODULE_PARM_DESC(l2arc_feed_again,
-		 "1: feed again after l2arc_feed_min_ms when a feed wrote more than half its budget (default 1)");
+		 "1: feed again after l2arc_feed_min_ms when a feed wrote more than half its budget or the hand-off queue is half full; 0: every l2arc_feed_secs only (default 1)");
 module_param_cb(l2arc_max_errors, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_MAX_ERRORS], 0644);
 MODULE_PARM_DESC(l2arc_max_errors,
