@@ -456,6 +456,12 @@ struct l2arc_rb_range {
  *             feed by message is not one), while @feed_last_valid; under
  *             @arc.lock
  * @feed_last_valid: such a feed ran since the resume
+ * @win_open: a feed window is open (a feed ran since the resume); the
+ *            feeds of one window share its budget (l2arc_feed_once())
+ * @win_start: jiffies when it opened
+ * @win_used: bytes its feeds wrote (a failed batch's too)
+ * @win_busy: a feed in it wrote more than half its budget
+ * @win_spent: less than one block of its budget is left
  * @handoff_head: the hand-off queue: buffers of evicted blocks waiting
  *                for the feed, oldest first, linked by handoff_next; under
  *                @arc.lock
@@ -506,7 +512,7 @@ struct l2arc_rb_range {
  *              the ctr
  *
  * @dwpd_tokens and @dwpd_at are changed by feeds only (@feed_mutex); the
- * buckets under @arc.lock.
+ * buckets and the @win_* fields under @arc.lock (changed by feeds only).
  *
  * @l2_failed is also read without @arc.lock.
  */
@@ -575,6 +581,11 @@ struct l2arc_c {
 	bool feed_last_valid;
 	unsigned long feed_due;
 	unsigned long feed_last;
+	bool win_open;
+	bool win_busy;
+	bool win_spent;
+	unsigned long win_start;
+	u64 win_used;
 	struct l2arc_buf *handoff_head;
 	struct l2arc_buf *handoff_tail;
 	u64 handoff_nr;
@@ -801,7 +812,7 @@ bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 		   struct l2arc_buf *buf);
 void l2arc_handoff_drop(struct l2arc_c *lc);
 unsigned long l2arc_handoff_shrink(struct l2arc_c *lc, unsigned long nr_pages);
-u64 l2arc_feed_once(struct l2arc_c *lc, bool message, u64 *budget);
+u64 l2arc_feed_once(struct l2arc_c *lc, bool message);
 u64 l2arc_dwpd_cap(struct l2arc_c *lc);
 u64 l2arc_wear_24h(struct l2arc_c *lc);
 u64 l2arc_write_rate(struct l2arc_c *lc);

@@ -38,15 +38,18 @@
  * clears the mark, and a later hand-off of the new data sets it and
  * L2ARC_F_HANDOFF, so an older copy in flight is never validated.
  *
- * Budget per feed: l2arc_write_max, plus l2arc_write_boost while the ARC
- * is cold ("warm" = the ARC has been full and evicted a block, not "under
- * memory pressure" as in OpenZFS), never more than a quarter of the cache
- * device; the scan takes no more than the ARC's c (it writes only
- * resident blocks; the cap keeps l2arc_feed_again meaningful when
- * write_max >> c).  The
- * next feed comes after l2arc_feed_secs, or after l2arc_feed_min_ms when
- * l2arc_feed_again is set and this feed wrote more than half its budget
- * or a hand-off asks for it; no timer or hand-off feed comes sooner than
+ * Budget per feed window: l2arc_write_max, plus l2arc_write_boost while
+ * the ARC is cold ("warm" = the ARC has been full and evicted a block, not
+ * "under memory pressure" as in OpenZFS), shared by the feeds of the
+ * window (l2arc_win_enter()): a window opens with a feed when none is
+ * open or it has ended, and with every feed by message; it lasts
+ * l2arc_feed_secs, or l2arc_feed_min_ms once a feed in it wrote more than
+ * half its budget and l2arc_feed_again is set.  One feed never writes
+ * more than a quarter of the cache device; the scan takes no more than
+ * the ARC's c (it writes only resident blocks; the cap keeps
+ * l2arc_feed_again meaningful when write_max >> c).  The timer's next feed
+ * comes at the window's end, or sooner when a hand-off asks for it (with
+ * l2arc_feed_again); no timer or hand-off feed comes sooner than
  * l2arc_feed_min_ms after the previous one (a feed by message is neither).
  * Every value is read at every feed (the device's own, or the module
  * parameter's), so changes apply at the next feed.
@@ -456,15 +459,18 @@ static unsigned long l2arc_feed_min(struct l2arc_c *lc)
 /*
  * The hand-off queue is half full: bring the next feed forward, with
  * l2arc_feed_again only, and never to less than l2arc_feed_min_ms after
- * the last timer or hand-off feed.  With l2arc_feed_again 0 the timer
- * alone feeds, and the queue drops what it cannot hold.  Locked.
+ * the last timer or hand-off feed; it writes what its feed window has
+ * left (not at all when less than a block: it waits for the window's end).
+ * With l2arc_feed_again 0 the timer alone feeds, and the queue drops what
+ * it cannot hold.  Locked.
  */
 static void l2arc_feed_kick(struct l2arc_c *lc)
 {
 	unsigned long now = jiffies, at = now;
 
 	lockdep_assert_held(&lc->arc.lock);
-	if (!l2arc_dev_param(&lc->tun, L2ARC_P_FEED_AGAIN))
+	/* a spent window waits for its end, where the timer is */
+	if (!l2arc_dev_param(&lc->tun, L2ARC_P_FEED_AGAIN) || lc->win_spent)
 		return;
 	lc->feed_kicked = true;
 	if (lc->feed_last_valid &&
@@ -1115,19 +1121,70 @@ static u64 l2arc_dwpd_budget(struct l2arc_c *lc)
 	return lc->dwpd_tokens;
 }
 
+/*
+ * When the current feed window ends: l2arc_feed_secs after it opened, or
+ * l2arc_feed_min_ms when l2arc_feed_again is set and a feed in it wrote
+ * more than half its budget; never sooner than l2arc_feed_min_ms.  Locked.
+ */
+static unsigned long l2arc_win_end(struct l2arc_c *lc)
+{
+	unsigned long len = l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ;
+
+	if (lc->win_busy && l2arc_dev_param(&lc->tun, L2ARC_P_FEED_AGAIN))
+		len = 0;
+	return lc->win_start + max(len, l2arc_feed_min(lc));
+}
+
+/*
+ * A feed starts: a feed by message always opens a new feed window, any
+ * other feed only when none is open or the open one has ended.  Locked.
+ */
+static void l2arc_win_enter(struct l2arc_c *lc, bool message)
+{
+	unsigned long now = jiffies;
+
+	lockdep_assert_held(&lc->arc.lock);
+	if (!message && lc->win_open && time_before(now, l2arc_win_end(lc)))
+		return;
+	lc->win_open = true;
+	lc->win_start = now;
+	lc->win_used = 0;
+	lc->win_busy = false;
+	lc->win_spent = false;
+}
+
+/*
+ * When the timer's next feed is due: at the end of the feed window, never
+ * sooner than l2arc_feed_min_ms after the last timer or hand-off feed
+ * started, never in the past.  Locked.
+ */
+static unsigned long l2arc_feed_next(struct l2arc_c *lc)
+{
+	unsigned long now = jiffies, next;
+
+	next = lc->win_open ? l2arc_win_end(lc) :
+	       now + l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ;
+	if (lc->feed_last_valid &&
+	    time_before(next, lc->feed_last + l2arc_feed_min(lc)))
+		next = lc->feed_last + l2arc_feed_min(lc);
+	return time_before(next, now) ? now : next;
+}
+
 /**
  * l2arc_feed_once() - one feed: write the ARC's tails to the cache device
  * @lc: the device
  * @message: a feed by message (else the timer's, or a hand-off's)
- * @budget: set to this feed's budget in bytes (0 when it did not run)
  *
- * Returns when the feed's writes are done.  Serialised by feed_mutex.
+ * The feeds of one feed window (l2arc_win_enter()) share its budget,
+ * l2arc_write_max (plus l2arc_write_boost while the ARC is cold): this
+ * feed writes what the window's earlier feeds left of it.  Returns when
+ * the feed's writes are done.  Serialised by feed_mutex.
  *
  * Context: process context, may sleep.
  * Return: bytes written to the cache device (0 when nothing was eligible,
  * there is no usable cache device, or L2 header memory is over its bound).
  */
-u64 l2arc_feed_once(struct l2arc_c *lc, bool message, u64 *budget)
+u64 l2arc_feed_once(struct l2arc_c *lc, bool message)
 {
 	unsigned int bytes = l2arc_block_bytes(lc), n_max, scan_max, n = 0;
 	unsigned int sent, i;
@@ -1135,10 +1192,9 @@ u64 l2arc_feed_once(struct l2arc_c *lc, bool message, u64 *budget)
 	struct l2arc_wbatch b;
 	unsigned int noio;
 	bool noprefetch;
-	u64 depth, headroom, start, wrote = 0;
+	u64 depth, headroom, start, wrote = 0, win_max, budget;
 
-	lockdep_assert_held(&lc->feed_mutex);
-	*budget = 0;
+	mutex_lock(&lc->feed_mutex);
 	if (!lc->cache)
 		goto out;
 	/* the first feed after a load reads the log back first */
@@ -1150,9 +1206,13 @@ u64 l2arc_feed_once(struct l2arc_c *lc, bool message, u64 *budget)
 		goto out;
 	}
 
-	*budget = l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_MAX);
+	win_max = l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_MAX);
 	if (!arc_is_warm(&lc->arc))
-		*budget += l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_BOOST);
+		win_max += l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_BOOST);
+	spin_lock_bh(&lc->arc.lock);
+	l2arc_win_enter(lc, message);
+	budget = win_max - min(win_max, lc->win_used);
+	spin_unlock_bh(&lc->arc.lock);
 	/*
 	 * Never more than a quarter of the cache device (as OpenZFS).  The
 	 * scan of the lists takes no more than the ARC holds either: it
@@ -1161,13 +1221,14 @@ u64 l2arc_feed_once(struct l2arc_c *lc, bool message, u64 *budget)
 	 * a busy feed when write_max is far larger than the ARC.  The
 	 * hand-off queue, taken first, may use the whole budget.
 	 */
-	*budget = min_t(u64, *budget, (lc->l2_nr_slots / 4) * bytes);
-	*budget = min(*budget, l2arc_dwpd_budget(lc));
-	if (*budget < bytes)	/* the wear cap: not one block yet */
+	budget = min_t(u64, budget, (lc->l2_nr_slots / 4) * bytes);
+	budget = min(budget, l2arc_dwpd_budget(lc));
+	/* the window spent, or the wear cap: not one block yet */
+	if (budget < bytes)
 		goto out;
-	n_max = div_u64(*budget, bytes);
-	*budget = min_t(u64, *budget, arc_c(&lc->arc) * bytes);
-	scan_max = max_t(u64, 1, div_u64(*budget, bytes));
+	n_max = div_u64(budget, bytes);
+	budget = min_t(u64, budget, arc_c(&lc->arc) * bytes);
+	scan_max = max_t(u64, 1, div_u64(budget, bytes));
 	headroom = l2arc_dev_param(&lc->tun, L2ARC_P_HEADROOM);
 	depth = headroom ? (u64)scan_max * headroom : U64_MAX;
 	noprefetch = l2arc_dev_param(&lc->tun, L2ARC_P_NOPREFETCH);
@@ -1216,8 +1277,11 @@ u64 l2arc_feed_once(struct l2arc_c *lc, bool message, u64 *budget)
 		lc->stats[L2ARC_STAT_L2_WRITES_ERROR] += sent;
 		l2arc_l2_error(lc);
 	}
-	/* a failed batch wore the device too */
+	/* a failed batch wore the device too, and used the window */
 	l2arc_wear_add(lc, (u64)n * bytes);
+	lc->win_used += (u64)n * bytes;
+	lc->win_busy |= wrote > budget / 2;
+	lc->win_spent = lc->win_used + bytes > win_max;
 	spin_unlock_bh(&lc->arc.lock);
 	lc->dwpd_tokens -= min(lc->dwpd_tokens, (u64)n * bytes);
 	/* the log blocks that describe the batch, and any others changed */
@@ -1259,24 +1323,20 @@ static void l2arc_feed_worker(struct work_struct *work)
 {
 	struct l2arc_c *lc = container_of(to_delayed_work(work),
 					  struct l2arc_c, feed_work);
-	unsigned long delay;
-	u64 budget, wrote;
+	unsigned long next, now;
 
 	spin_lock_bh(&lc->arc.lock);
 	lc->feed_armed = false;
 	spin_unlock_bh(&lc->arc.lock);
-	wrote = l2arc_feed_once(lc, false, &budget);
-	delay = l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ;
-	if (l2arc_dev_param(&lc->tun, L2ARC_P_FEED_AGAIN) && budget &&
-	    wrote > budget / 2)
-		delay = 0;
-	/* never sooner than l2arc_feed_min_ms */
-	delay = max(delay, l2arc_feed_min(lc));
+	l2arc_feed_once(lc, false);
 	spin_lock_bh(&lc->arc.lock);
+	next = l2arc_feed_next(lc);
+	now = jiffies;
 	/* not if a hand-off queued it again while this feed ran */
-	if (queue_delayed_work(lc->feed_wq, &lc->feed_work, delay)) {
+	if (queue_delayed_work(lc->feed_wq, &lc->feed_work,
+			       time_after(next, now) ? next - now : 0)) {
 		lc->feed_armed = true;
-		lc->feed_due = jiffies + delay;
+		lc->feed_due = next;
 	}
 	spin_unlock_bh(&lc->arc.lock);
 }
@@ -1298,6 +1358,8 @@ void l2arc_feed_start(struct l2arc_c *lc)
 	WRITE_ONCE(lc->feed_active, true);
 	lc->feed_kicked = false;
 	lc->feed_last_valid = false;
+	lc->win_open = false;
+	lc->win_spent = false;
 	lc->feed_armed = true;
 	lc->feed_due = jiffies + delay;
 	queue_delayed_work(lc->feed_wq, &lc->feed_work, delay);

@@ -138,11 +138,11 @@ MODULE_PARM_DESC(zfetch_max_distance,
 module_param_cb(l2arc_write_max, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_WRITE_MAX], 0644);
 MODULE_PARM_DESC(l2arc_write_max,
-		 "Bytes the feed writes to the cache device per feed (default 33554432, range 4096 to 4294967296)");
+		 "Bytes the feed writes to the cache device per feed window (l2arc_feed_secs, or l2arc_feed_min_ms after a busy feed with l2arc_feed_again) (default 33554432, range 4096 to 4294967296)");
 module_param_cb(l2arc_write_boost, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_WRITE_BOOST], 0644);
 MODULE_PARM_DESC(l2arc_write_boost,
-		 "Extra bytes per feed while the ARC is cold (default 33554432, range 0 to 4294967296)");
+		 "Extra bytes per feed window while the ARC is cold (default 33554432, range 0 to 4294967296)");
 module_param_cb(l2arc_noprefetch, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_NOPREFETCH], 0644);
 MODULE_PARM_DESC(l2arc_noprefetch,

@@ -679,7 +679,7 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 				    lc->name);
 			return -EBUSY;
 		}
-		l2arc_feed_once(lc, true, &budget);
+		l2arc_feed_once(lc, true);
 		return 0;
 	}
 	if (argc == 2) {

@@ -15,6 +15,14 @@
 #      hand-off feeds within the hour), the same read: the hand-off starts
 #      one feed (l2_feeds 1), no second one, and the queue drops what it
 #      cannot hold (l2_evict_missed > 0).
+#  (c) One budget per feed window: 1 MiB blocks, l2arc_write_max 8 MiB,
+#      l2arc_write_boost 0, l2arc_handoff_max 8 MiB, l2arc_feed_again 1,
+#      l2arc_feed_min_ms 3600000.  Two blocks read, an l2arc_feed message
+#      writes them (2 MiB: the window's feed is not busy, the window lasts
+#      l2arc_feed_secs, 3600 s); the rest of the set read: the hand-off
+#      starts one feed, which writes what the window has left, 6 MiB
+#      (l2_feeds 2, l2_write_bytes 8 MiB), and no more.  Before: each feed
+#      had a budget of its own (10 MiB).
 # Every pass's data is checked against the origin (md5).
 # Devices: origin = brd /dev/ram0 (64 MiB); cache device = brd /dev/ram1
 # (128 MiB).
@@ -61,6 +69,19 @@ read_set fw "(b)"
 wait_for 60 "the hand-off's feed" eval '(($(st l2_writes_sent) > 0))'
 expect_rows "$proc" l2_feeds=1
 (($(st l2_evict_missed) > 0)) || die "(b) l2_evict_missed is 0: the queue never filled"
+dm_remove fw
+
+# ---- (c) the feeds of a window share its budget
+echo $((8 << 20)) >$P/l2arc_handoff_max
+mkdev fw 2048 arc_max 16777216 prefetch_disable 1 l2arc_feed_secs 3600 \
+	l2arc_feed_again 1 l2arc_feed_min_ms 3600000 l2arc_write_max 8388608 \
+	l2arc_write_boost 0
+dd if=/dev/mapper/fw of=/dev/null bs=1M count=2 iflag=direct status=none
+dmsetup message fw 0 l2arc_feed
+expect_rows "$proc" l2_feeds=1 l2_write_bytes=2097152
+read_set fw "(c)"
+wait_for 60 "the hand-off's feed" eval '(($(st l2_write_bytes) > 2097152))'
+expect_rows "$proc" l2_feeds=2 l2_write_bytes=8388608
 dm_remove fw
 
 echo "feed window ok"
