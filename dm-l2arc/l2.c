@@ -1209,6 +1209,8 @@ u64 l2arc_feed_once(struct l2arc_c *lc, bool message)
 	win_max = l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_MAX);
 	if (!arc_is_warm(&lc->arc))
 		win_max += l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_BOOST);
+	/* at least one block (OpenZFS rounds up to one buffer) */
+	win_max = max_t(u64, win_max, bytes);
 	spin_lock_bh(&lc->arc.lock);
 	l2arc_win_enter(lc, message);
 	budget = win_max - min(win_max, lc->win_used);

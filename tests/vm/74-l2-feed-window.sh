@@ -23,6 +23,10 @@
 #      starts one feed, which writes what the window has left, 6 MiB
 #      (l2_feeds 2, l2_write_bytes 8 MiB), and no more.  Before: each feed
 #      had a budget of its own (10 MiB).
+#  (d) A budget below one block is one block: 1 MiB blocks,
+#      l2arc_write_max 64 KiB, l2arc_write_boost 0, two blocks read: an
+#      l2arc_feed message writes one (l2_feeds 1, l2_write_bytes 1 MiB),
+#      and the next message the other.  Before: nothing at all.
 # Every pass's data is checked against the origin (md5).
 # Devices: origin = brd /dev/ram0 (64 MiB); cache device = brd /dev/ram1
 # (128 MiB).
@@ -82,6 +86,16 @@ expect_rows "$proc" l2_feeds=1 l2_write_bytes=2097152
 read_set fw "(c)"
 wait_for 60 "the hand-off's feed" eval '(($(st l2_write_bytes) > 2097152))'
 expect_rows "$proc" l2_feeds=2 l2_write_bytes=8388608
+dm_remove fw
+
+# ---- (d) a budget below one block
+mkdev fw 2048 arc_max 16777216 prefetch_disable 1 l2arc_feed_secs 3600 \
+	l2arc_feed_again 0 l2arc_write_max 65536 l2arc_write_boost 0
+dd if=/dev/mapper/fw of=/dev/null bs=1M count=2 iflag=direct status=none
+dmsetup message fw 0 l2arc_feed
+expect_rows "$proc" l2_feeds=1 l2_write_bytes=1048576 l2_size=1048576
+dmsetup message fw 0 l2arc_feed
+expect_rows "$proc" l2_feeds=2 l2_write_bytes=2097152 l2_size=2097152
 dm_remove fw
 
 echo "feed window ok"
