@@ -684,6 +684,9 @@ struct l2arc_wait {
  *            installs nothing, and only the reads that were waiting
  *            before the write get its data
  * @bad: its copy failed the checksum (or the run's read failed)
+ * @l2_unverified: its copy came from the rebuild and was never read good
+ *                 (%L2ARC_SLOT_UNVERIFIED): a checksum mismatch is not a
+ *                 cache device error
  *
  * A fill is attached to its header only while no write to the block is
  * in flight (l2arc_map_read() checks, under arc.lock), and a write that
@@ -699,6 +702,7 @@ struct l2arc_fill {
 	u32 l2_cksum;
 	bool detached;
 	bool bad;
+	bool l2_unverified;
 };
 
 /**

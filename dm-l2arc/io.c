@@ -445,7 +445,8 @@ static bool l2arc_run_check(struct l2arc_run *run)
  * A run that read the cache device is over: take its fills off the list
  * of L2 reads (the write hand may have their slots now) and count.  When
  * a block failed its checksum or the read failed, drop the bad copies,
- * count each as a cache device error, and read the whole run again from
+ * count each as a cache device error (but a checksum mismatch of an
+ * unverified rebuilt copy, f->l2_unverified), and read the whole run again from
  * the origin (its blocks are consecutive there too).  Returns true when
  * the run was sent again.  May sleep.
  */
@@ -459,16 +460,26 @@ static bool l2arc_run_l2_done(struct l2arc_c *lc, struct l2arc_run *run)
 	for (i = 0; i < run->nr; i++) {
 		struct l2arc_fill *f = &run->f[i];
 		struct arc_hdr *hdr = f->hdr;
+		bool own = (hdr->flags & ARC_F_L2) &&
+			   hdr->l2_slot == run->l2_slot + i;
 
 		if (!f->bad) {
 			lc->stats[L2ARC_STAT_L2_READ_BYTES] += bytes;
+			if (own)	/* a rebuilt copy read good: verified */
+				l2arc_slot(&lc->l2_ix, hdr->l2_slot)->word &=
+					~L2ARC_SLOT_UNVERIFIED;
 			continue;
 		}
 		retry = true;
 		lc->stats[run->status ? L2ARC_STAT_L2_IO_ERROR :
 					L2ARC_STAT_L2_CKSUM_BAD]++;
-		l2arc_l2_error(lc);
-		if ((hdr->flags & ARC_F_L2) && hdr->l2_slot == run->l2_slot + i)
+		/*
+		 * a rebuilt copy never read good may be a slot written after
+		 * its log block (a feed, a crash): void it, no device error
+		 */
+		if (run->status || !f->l2_unverified)
+			l2arc_l2_error(lc);
+		if (own)
 			arc_hdr_clear_l2(&lc->arc, hdr);
 	}
 	l2arc_l2_read_done(lc, run);
@@ -631,8 +642,13 @@ static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 	f->hdr = hdr;
 	f->buf = buf;
 	f->waiters = NULL;
-	if (from_l2)
-		f->l2_cksum = l2arc_slot(&lc->l2_ix, hdr->l2_slot)->cksum;
+	if (from_l2) {
+		const struct l2arc_slot *sl = l2arc_slot(&lc->l2_ix,
+							 hdr->l2_slot);
+
+		f->l2_cksum = sl->cksum;
+		f->l2_unverified = sl->word & L2ARC_SLOT_UNVERIFIED;
+	}
 	if (lc->cache) {
 		if (from_l2) {
 			lc->stats[L2ARC_STAT_L2_HITS]++;

@@ -75,7 +75,10 @@
  * issued, and clears L2ARC_F_L2_WRITING, so that a feed write in flight for
  * the block is not validated when it completes.  A read of an L2 copy
  * checks its crc32c; a mismatch or an I/O error drops the copy and the
- * read goes to the origin.  After l2arc_max_errors such errors the device
+ * read goes to the origin.  A checksum mismatch of a copy that the
+ * rebuild indexed and no read has found good yet (L2ARC_SLOT_UNVERIFIED:
+ * its slot may have been overwritten after its log block was written)
+ * is not counted as an error.  After l2arc_max_errors errors the device
  * stops using its cache device ("degraded" in status) until a reload, and
  * the next feed forgets every L2 copy, once.
  *
@@ -244,7 +247,8 @@ u32 l2arc_l2_find(struct l2arc_c *lc, u64 oblock)
  *	not being written)
  *
  * The slot leaves the header for the index, with the header's L2 size
- * class; the copy and the log entry are unchanged.
+ * class (and %L2ARC_SLOT_UNVERIFIED if it had it); the copy and the log
+ * entry are unchanged.
  *
  * Context: arc.lock held.
  * Return: true (the index took it), false if @hdr's slot is not its own.
@@ -252,13 +256,16 @@ u32 l2arc_l2_find(struct l2arc_c *lc, u64 oblock)
 bool l2arc_l2_compact(struct arc *arc, struct arc_hdr *hdr)
 {
 	struct l2arc_c *lc = arc->private;
-	u64 cls = l2arc_class_to_slot(hdr->flags);
+	u64 cls = l2arc_class_to_slot(hdr->flags), unverified;
 
 	if (WARN_ON_ONCE(!l2arc_slot_is(lc, hdr->l2_slot, hdr)))
 		return false;
+	unverified = l2arc_slot(&lc->l2_ix, hdr->l2_slot)->word &
+		     L2ARC_SLOT_UNVERIFIED;
 	hdr->flags &= ~(L2ARC_F_CLASS_PREFETCH | L2ARC_F_CLASS_MFU);
 	l2arc_index_add(&lc->l2_ix, hdr->l2_slot, from_oblock(hdr->oblock),
 			cls);
+	l2arc_slot(&lc->l2_ix, hdr->l2_slot)->word |= unverified;
 	return true;
 }
 

@@ -36,6 +36,11 @@ struct l2arc_slot {
 #define L2ARC_SLOT_PREFETCH	BIT_ULL(58)
 #define L2ARC_SLOT_MFU		BIT_ULL(59)
 #define L2ARC_SLOT_CLASS	(L2ARC_SLOT_PREFETCH | L2ARC_SLOT_MFU)
+/*
+ * a copy the rebuild indexed, not read back good since: a checksum
+ * mismatch voids it without counting a cache device error
+ */
+#define L2ARC_SLOT_UNVERIFIED	BIT_ULL(60)
 
 /* "not indexed", from l2arc_index_find() */
 #define L2ARC_SLOT_NONE		U32_MAX

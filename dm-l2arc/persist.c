@@ -913,6 +913,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 			cls = L2ARC_SLOT_MFU;
 		l2arc_slot(&lc->l2_ix, s)->cksum = le32_to_cpu(e->cksum);
 		l2arc_index_add(&lc->l2_ix, s, ob, cls);
+		l2arc_slot(&lc->l2_ix, s)->word |= L2ARC_SLOT_UNVERIFIED;
 		lc->l2_blocks++;
 		lc->l2_class_blocks[l2arc_slot_class(cls)]++;
 		lc->stats[L2ARC_STAT_L2_REBUILD_BUFS]++;
