@@ -446,7 +446,8 @@ struct l2arc_rb_range {
  * @feed_wq: its workqueue
  * @feed_mutex: serialises feeds (timer, message); outside @arc.lock
  * @feed_active: the feed runs (between resume and postsuspend); set
- *               and cleared under @arc.lock
+ *               and cleared under @arc.lock; a feed by message tests it
+ *               under @feed_mutex (l2arc_feed_now())
  * @feed_kicked: a hand-off asked for the feed early (l2arc_feed_kick()),
  *               and no feed has started since; under @arc.lock
  * @feed_armed: @feed_work is queued for @feed_due (false while it runs);
@@ -457,7 +458,7 @@ struct l2arc_rb_range {
  *             @arc.lock
  * @feed_last_valid: such a feed ran since the resume
  * @win_open: a feed window is open (a feed ran since the resume); the
- *            feeds of one window share its budget (l2arc_feed_once())
+ *            feeds of one window share its budget (l2arc_feed_locked())
  * @win_start: jiffies when it opened
  * @win_used: bytes its feeds wrote (a failed batch's too)
  * @win_busy: a feed in it wrote more than half its budget
@@ -816,7 +817,7 @@ bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 		   struct l2arc_buf *buf);
 void l2arc_handoff_drop(struct l2arc_c *lc);
 unsigned long l2arc_handoff_shrink(struct l2arc_c *lc, unsigned long nr_pages);
-u64 l2arc_feed_once(struct l2arc_c *lc, bool message);
+int l2arc_feed_now(struct l2arc_c *lc);
 u64 l2arc_dwpd_cap(struct l2arc_c *lc);
 u64 l2arc_wear_24h(struct l2arc_c *lc);
 u64 l2arc_write_rate(struct l2arc_c *lc);

@@ -1177,21 +1177,17 @@ static unsigned long l2arc_feed_next(struct l2arc_c *lc)
 	return time_before(next, now) ? now : next;
 }
 
-/**
- * l2arc_feed_once() - one feed: write the ARC's tails to the cache device
- * @lc: the device
- * @message: a feed by message (else the timer's, or a hand-off's)
- *
- * The feeds of one feed window (l2arc_win_enter()) share its budget,
- * l2arc_write_max (plus l2arc_write_boost while the ARC is cold): this
- * feed writes what the window's earlier feeds left of it.  Returns when
- * the feed's writes are done.  Serialised by feed_mutex.
- *
- * Context: process context, may sleep.
+/*
+ * One feed: write the ARC's tails to the cache device.  @message: a feed
+ * by message (else the timer's, or a hand-off's).  The feeds of one feed
+ * window (l2arc_win_enter()) share its budget, l2arc_write_max (plus
+ * l2arc_write_boost while the ARC is cold): this feed writes what the
+ * window's earlier feeds left of it.  Returns when the feed's writes are
+ * done.  feed_mutex held; process context.
  * Return: bytes written to the cache device (0 when nothing was eligible,
  * there is no usable cache device, or L2 header memory is over its bound).
  */
-u64 l2arc_feed_once(struct l2arc_c *lc, bool message)
+static u64 l2arc_feed_locked(struct l2arc_c *lc, bool message)
 {
 	unsigned int bytes = l2arc_block_bytes(lc), n_max, scan_max, n = 0;
 	unsigned int sent, i;
@@ -1201,7 +1197,7 @@ u64 l2arc_feed_once(struct l2arc_c *lc, bool message)
 	bool noprefetch;
 	u64 depth, headroom, start, wrote = 0, win_max, budget;
 
-	mutex_lock(&lc->feed_mutex);
+	lockdep_assert_held(&lc->feed_mutex);
 	if (!lc->cache)
 		goto out;
 	/* the first feed after a load reads the log back first */
@@ -1316,12 +1312,11 @@ out:
  */
 int l2arc_feed_now(struct l2arc_c *lc)
 {
-	u64 budget;
 	int r = -EBUSY;
 
 	mutex_lock(&lc->feed_mutex);
 	if (READ_ONCE(lc->feed_active)) {
-		l2arc_feed_locked(lc, &budget);
+		l2arc_feed_locked(lc, true);
 		r = 0;
 	}
 	mutex_unlock(&lc->feed_mutex);
@@ -1337,7 +1332,10 @@ static void l2arc_feed_worker(struct work_struct *work)
 	spin_lock_bh(&lc->arc.lock);
 	lc->feed_armed = false;
 	spin_unlock_bh(&lc->arc.lock);
-	l2arc_feed_once(lc, false);
+	/* runs only while the feed is active: l2arc_feed_stop() cancels it */
+	mutex_lock(&lc->feed_mutex);
+	l2arc_feed_locked(lc, false);
+	mutex_unlock(&lc->feed_mutex);
 	spin_lock_bh(&lc->arc.lock);
 	next = l2arc_feed_next(lc);
 	now = jiffies;

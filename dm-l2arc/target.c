@@ -677,10 +677,7 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 		if (r)
 			DMERR_LIMIT("%s: l2arc_feed: device is suspended",
 				    lc->name);
-			return -EBUSY;
-		}
-		l2arc_feed_once(lc, true);
-		return 0;
+		return r;
 	}
 	if (argc == 2) {
 		r = l2arc_message_tunable(lc, argv[0], argv[1]);
