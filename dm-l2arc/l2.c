@@ -1395,13 +1395,82 @@ void l2arc_feed_stop(struct l2arc_c *lc)
 	mutex_unlock(&lc->feed_mutex);
 }
 
+/* ti->error texts with numbers in them: see l2arc_l2_mem_check(). */
+#define L2ARC_ERROR_BUFS	4
+#define L2ARC_ERROR_LEN		192
+
+/*
+ * "3.0 GiB": @bytes in MiB, GiB or TiB (the largest below it), truncated
+ * to one decimal, into @buf.
+ */
+static void l2arc_fmt_bytes(u64 bytes, char *buf, size_t len)
+{
+	static const char * const unit[] = { "MiB", "GiB", "TiB" };
+	unsigned int i = 0;
+	u64 tenths;
+
+	while (i < ARRAY_SIZE(unit) - 1 && bytes >> (30 + 10 * i))
+		i++;
+	tenths = mul_u64_u32_shr(bytes, 10, 20 + 10 * i);
+	snprintf(buf, len, "%llu.%llu %s", div_u64(tenths, 10),
+		 tenths % 10, unit[i]);
+}
+
+/**
+ * l2arc_l2_mem_check() - refuse a cache device whose slot table would not
+ * fit, before anything is allocated
+ * @lc: the device, its block size set
+ * @dev_blocks: the cache device's size, cache blocks
+ * @error: set on refusal
+ *
+ * The slot table, its buckets and the log's dirty bitmap, counted for
+ * every block of the device (the metadata's blocks too: at most 1 in 254
+ * more than l2arc_persist_init() lays out), must fit in
+ * l2arc_meta_percent of RAM.  A 640 GiB cache device of 4 KiB blocks
+ * needs 3.0 GiB: in a 2 GiB machine its allocation ran the OOM killer.
+ *
+ * The text of *@error holds numbers, so it cannot be a literal; device-
+ * mapper prints ti->error after the ctr has returned (and freed @lc), so
+ * it lives in one of %L2ARC_ERROR_BUFS static buffers, used in turn: text
+ * torn by that many loads refused at the same instant is the risk taken.
+ *
+ * Context: process context (the ctr).
+ * Return: 0, or -ENOMEM with *@error set.
+ */
+static int l2arc_l2_mem_check(struct l2arc_c *lc, u64 dev_blocks,
+			      char **error)
+{
+	static char bufs[L2ARC_ERROR_BUFS][L2ARC_ERROR_LEN];
+	static atomic_t next = ATOMIC_INIT(0);
+	u64 ram = L2ARC_ARC_MAX_BYTES, pct = l2arc_param(L2ARC_P_META_PERCENT);
+	u64 limit = div_u64(ram * pct, 100);
+	u64 need = l2arc_index_need(dev_blocks) +
+		   BITS_TO_LONGS(DIV_ROUND_UP_ULL(dev_blocks,
+						  L2ARC_LOG_ENTRIES)) *
+		   sizeof(unsigned long);
+	char n[32], l[32], r[32], *buf;
+
+	if (need <= limit)
+		return 0;
+	l2arc_fmt_bytes(need, n, sizeof(n));
+	l2arc_fmt_bytes(limit, l, sizeof(l));
+	l2arc_fmt_bytes(ram, r, sizeof(r));
+	buf = bufs[(unsigned int)atomic_inc_return(&next) % L2ARC_ERROR_BUFS];
+	snprintf(buf, L2ARC_ERROR_LEN,
+		 "Cache device needs %s of slot table, over %s: l2arc_meta_percent (%llu%%) of RAM (%s)",
+		 n, l, pct, r);
+	*error = buf;
+	return -ENOMEM;
+}
+
 /**
  * l2arc_l2_init() - set up the cache device's ring and feed, in the ctr
  * @lc: the device, with its cache device open
  * @error: set on failure
  *
  * Return: 0, -EINVAL for a cache device of 2^32 - 1 blocks or more or an
- * origin of more than 2^56 blocks, -ENOMEM.
+ * origin of more than 2^56 blocks, -ENOMEM (also for a slot table over
+ * l2arc_meta_percent of RAM, refused before any allocation).
  */
 int l2arc_l2_init(struct l2arc_c *lc, char **error)
 {
@@ -1416,6 +1485,9 @@ int l2arc_l2_init(struct l2arc_c *lc, char **error)
 		*error = "Origin has more than 2^56 blocks";
 		return -EINVAL;
 	}
+	r = l2arc_l2_mem_check(lc, slots, error);
+	if (r)
+		return r;
 	r = l2arc_persist_init(lc, slots, error);
 	if (r)
 		return r;

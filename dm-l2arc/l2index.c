@@ -43,6 +43,13 @@
  * is refused above INT_MAX bytes, which 2^27 slots pass): one more
  * pointer load per access, 8 bytes per chunk.
  *
+ * Memory: the target refuses a table whose slot table and buckets
+ * (l2arc_index_need()) exceed l2arc_meta_percent of RAM before anything
+ * is allocated, and the chunks are asked for with __GFP_RETRY_MAYFAIL
+ * (what kvmalloc supports of "fail rather than OOM-kill": it documents
+ * __GFP_NORETRY as unsupported), so a table load that finds no memory
+ * fails with -ENOMEM and never wakes the OOM killer.
+ *
  * Locking: none here; the target holds arc.lock around every call but
  * init and exit (see l2index.h).
  */
@@ -79,7 +86,8 @@ static void **l2arc_chunks_alloc(u64 count, size_t size, unsigned int *nr)
 		u64 here = min_t(u64, per, count - (u64)i * per);
 
 		chunks[i] = kvcalloc(max_t(u64, here, 1), size,
-				     GFP_KERNEL | __GFP_NOWARN);
+				     GFP_KERNEL | __GFP_RETRY_MAYFAIL |
+				     __GFP_NOWARN);
 		if (!chunks[i]) {
 			l2arc_chunks_free(chunks, i);
 			return NULL;
@@ -88,12 +96,32 @@ static void **l2arc_chunks_alloc(u64 count, size_t size, unsigned int *nr)
 	return chunks;
 }
 
+/* log2 of the bucket count for @nr_slots slots (see struct l2arc_index). */
+static unsigned int l2arc_index_bits(u64 nr_slots)
+{
+	return nr_slots > 1 ? order_base_2(nr_slots) - 1 : 0;
+}
+
+/**
+ * l2arc_index_need() - RAM that l2arc_index_init() would allocate
+ * @nr_slots: slots of the cache device, any count (no allocation)
+ *
+ * Context: any.
+ * Return: bytes: 16 a slot plus 4 a bucket, as l2arc_index_bytes().
+ */
+u64 l2arc_index_need(u64 nr_slots)
+{
+	return nr_slots * sizeof(struct l2arc_slot) +
+	       (sizeof(u32) << l2arc_index_bits(nr_slots));
+}
+
 /**
  * l2arc_index_init() - allocate an empty slot table and index
  * @ix: the index to set up
  * @nr_slots: slots of the cache device, 0..%L2ARC_SLOT_NONE - 1
  *
- * Context: process context, may sleep (GFP_KERNEL).
+ * Context: process context, may sleep (GFP_KERNEL | __GFP_RETRY_MAYFAIL:
+ * reclaims, never invokes the OOM killer).
  * Return: 0, -EINVAL for too many slots, -ENOMEM.
  */
 int l2arc_index_init(struct l2arc_index *ix, u64 nr_slots)
@@ -102,7 +130,7 @@ int l2arc_index_init(struct l2arc_index *ix, u64 nr_slots)
 	if (nr_slots >= L2ARC_SLOT_NONE)
 		return -EINVAL;
 	ix->nr_slots = nr_slots;
-	ix->bits = nr_slots > 1 ? order_base_2(nr_slots) - 1 : 0;
+	ix->bits = l2arc_index_bits(nr_slots);
 	ix->slots = (struct l2arc_slot **)
 		l2arc_chunks_alloc(nr_slots, sizeof(struct l2arc_slot),
 				   &ix->nr_chunks);
@@ -146,8 +174,7 @@ u64 l2arc_index_bytes(const struct l2arc_index *ix)
 {
 	if (!ix->slots)
 		return 0;
-	return (u64)ix->nr_slots * sizeof(struct l2arc_slot) +
-	       (sizeof(u32) << ix->bits);
+	return l2arc_index_need(ix->nr_slots);
 }
 
 /* The chain head of @oblock (hash_64() needs 1 to 64 bits). */

@@ -102,6 +102,7 @@ static inline u64 l2arc_slot_oblock(const struct l2arc_slot *sl)
 	return sl->word & L2ARC_SLOT_OBLOCK;
 }
 
+u64 l2arc_index_need(u64 nr_slots);
 int l2arc_index_init(struct l2arc_index *ix, u64 nr_slots);
 void l2arc_index_exit(struct l2arc_index *ix);
 u64 l2arc_index_bytes(const struct l2arc_index *ix);

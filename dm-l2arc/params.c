@@ -174,7 +174,7 @@ MODULE_PARM_DESC(l2arc_dwpd_limit,
 module_param_cb(l2arc_meta_percent, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_META_PERCENT], 0644);
 MODULE_PARM_DESC(l2arc_meta_percent,
-		 "Percent of RAM that L2-only blocks still holding a header, all devices, may use before feeds stop (default 10, range 1 to 90)");
+		 "Percent of RAM that L2-only blocks still holding a header, all devices, may use before feeds stop, and that one device's slot table may use at table load (default 10, range 1 to 90)");
 module_param_cb(arc_sys_free, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_ARC_SYS_FREE], 0644);
 MODULE_PARM_DESC(arc_sys_free,

@@ -571,9 +571,11 @@ int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error)
 		lc->l2_log_nr = DIV_ROUND_UP(lc->l2_nr_slots,
 					     L2ARC_LOG_ENTRIES);
 		buf_bytes = L2ARC_META_IO_BYTES;
-		/* up to 2.1 MiB (2^32 slots): vmalloc may serve it */
+		/* l2arc_l2_init() checked its size: fail, never OOM-kill */
 		lc->l2_log_dirty = kvcalloc(BITS_TO_LONGS(lc->l2_log_nr),
-					    sizeof(unsigned long), GFP_KERNEL);
+					    sizeof(unsigned long),
+					    GFP_KERNEL | __GFP_RETRY_MAYFAIL |
+					    __GFP_NOWARN);
 		if (!lc->l2_log_dirty)
 			goto nomem;
 	}
