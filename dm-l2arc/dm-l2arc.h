@@ -15,6 +15,7 @@
 #ifndef DM_L2ARC_H
 #define DM_L2ARC_H
 
+#include <linux/average.h>
 #include <linux/bio.h>
 #include <linux/device-mapper.h>
 #include <linux/math64.h>
@@ -110,6 +111,9 @@
  *                           l2arc_rebuild overrides it per device)
  * @L2ARC_P_REBUILD_MIN_L2SIZE: l2arc_rebuild_blocks_min_l2size, bytes: a
  *                              smaller cache device holds no metadata
+ * @L2ARC_P_SLOW_BYPASS_PCT: l2arc_slow_bypass_pct, % of the origin's read
+ *                           latency above which the cache device's sends
+ *                           L2 hits to the origin (0: never)
  * @L2ARC_P_NR: number of parameters
  */
 enum l2arc_param_id {
@@ -131,6 +135,7 @@ enum l2arc_param_id {
 	L2ARC_P_HANDOFF_MAX,
 	L2ARC_P_REBUILD_ENABLED,
 	L2ARC_P_REBUILD_MIN_L2SIZE,
+	L2ARC_P_SLOW_BYPASS_PCT,
 	L2ARC_P_NR,
 };
 
@@ -253,6 +258,7 @@ enum l2arc_stat {
 	L2ARC_STAT_L2_REBUILD_SKIPPED,	/* entries written or read meanwhile */
 	L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED, /* another origin or written */
 	L2ARC_STAT_ORIGIN_CHANGED_DROPS, /* resumes that dropped the cache */
+	L2ARC_STAT_L2_SLOW_BYPASS,	/* L2 hits read from the origin: slow */
 	L2ARC_STAT_NR,
 };
 
@@ -359,6 +365,21 @@ struct l2arc_pool {
 	unsigned int nr;
 	unsigned int max;
 };
+
+/*
+ * Read latencies, us: struct ewma_l2arc_lat, an EWMA of weight 1/8 with 4
+ * bits of fraction (linux/average.h).
+ */
+DECLARE_EWMA(l2arc_lat, 4, 8)
+
+/*
+ * While the cache device is slow (l2arc_slow_bypass_pct), one L2 hit in
+ * this many still reads it, so that its latency is still measured.
+ */
+#define L2ARC_SLOW_PROBE	16
+
+/* A read counts for at most this many times the latency average so far. */
+#define L2ARC_LAT_CLAMP		4
 
 /**
  * struct l2arc_rb_range - blocks [@first, @last] of the origin, in a set
@@ -511,6 +532,12 @@ struct l2arc_rb_range {
  * @origin_uid_len: bytes of @origin_uid
  * @origin_uid: the origin's unique id (WWID, EUI-64, NGUID), taken in
  *              the ctr
+ * @l2_lat: read latency of the cache device, us: an EWMA (weight 1/8) of
+ *          its runs' reads that succeeded; lock-free (READ_ONCE and
+ *          WRITE_ONCE: an update lost to a concurrent one is harmless)
+ * @origin_lat: the same for the origin's runs (fills, read-ahead)
+ * @slow_seq: L2 hits while the cache device was slow; every
+ *            %L2ARC_SLOW_PROBE th still reads it; under @arc.lock
  *
  * @dwpd_tokens and @dwpd_at are changed by feeds only (@feed_mutex); the
  * buckets and the @win_* fields under @arc.lock (changed by feeds only).
@@ -616,6 +643,9 @@ struct l2arc_c {
 	u32 origin_uid_type;
 	u32 origin_uid_len;
 	u8 origin_uid[16];
+	struct ewma_l2arc_lat l2_lat;
+	struct ewma_l2arc_lat origin_lat;
+	unsigned int slow_seq;
 };
 
 /* Slots one log block describes (persist.c). */
@@ -720,6 +750,7 @@ struct l2arc_fill {
  * @from_l2: it reads consecutive slots of the cache device, else
  *           consecutive blocks of the origin
  * @checked: the checksums were verified (@f[].bad set)
+ * @start_ns: ktime_get_ns() at its submission (the read's latency)
  * @nr: fills
  * @max: room for this many
  * @f: the fills, in block (and slot) order
@@ -735,6 +766,7 @@ struct l2arc_run {
 	blk_status_t status;
 	bool from_l2;
 	bool checked;
+	u64 start_ns;
 	unsigned int nr;
 	unsigned int max;
 	struct l2arc_fill f[];
@@ -805,6 +837,8 @@ void l2arc_buf_add_to_bio(struct bio *bio, struct l2arc_buf *b);
 
 /* l2.c */
 bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot);
+bool l2arc_l2_slow(struct l2arc_c *lc);
+void l2arc_note_read(struct l2arc_c *lc, struct l2arc_run *run);
 void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_run *run);
 void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr);
 bool l2arc_l2_compact(struct arc *arc, struct arc_hdr *hdr);

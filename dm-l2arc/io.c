@@ -573,6 +573,8 @@ static void l2arc_run_endio(struct bio *bio)
 	struct l2arc_c *lc = run->lc;
 
 	run->status = bio->bi_status;
+	if (!run->status && lc->cache)
+		l2arc_note_read(lc, run);
 	if (run->status || in_hardirq() || irqs_disabled())
 		goto hop;
 	if (run->from_l2) {
@@ -609,6 +611,7 @@ static void l2arc_run_submit(struct l2arc_c *lc, struct l2arc_run *run)
 	bio->bi_end_io = l2arc_run_endio;
 	bio->bi_private = run;
 	run->bio = bio;
+	run->start_ns = ktime_get_ns();
 	submit_bio_noacct(bio);
 }
 

@@ -337,24 +337,81 @@ void l2arc_l2_error(struct l2arc_c *lc)
 }
 
 /**
+ * l2arc_l2_slow() - is the cache device slower than l2arc_slow_bypass_pct
+ * allows?
+ * @lc: the device
+ *
+ * Compares the EWMAs of the two devices' read latencies (per run, us; see
+ * l2arc_note_read()): true while the cache device's is over
+ * l2arc_slow_bypass_pct percent of the origin's.  False while either has
+ * no measurement yet, and with the parameter 0.
+ *
+ * Context: any; lock-free.
+ * Return: true if L2 hits should read the origin.
+ */
+bool l2arc_l2_slow(struct l2arc_c *lc)
+{
+	u64 pct = l2arc_param(L2ARC_P_SLOW_BYPASS_PCT);
+	u64 l2 = ewma_l2arc_lat_read(&lc->l2_lat);
+	u64 origin = ewma_l2arc_lat_read(&lc->origin_lat);
+
+	return pct && l2 && origin && l2 * 100 > origin * pct;
+}
+
+/**
+ * l2arc_note_read() - measure a run's read, at its completion
+ * @lc: the device, with a cache device
+ * @run: the run, its read done without error
+ *
+ * Adds the read's latency, in us, to the EWMA of the device it read (the
+ * cache device's or the origin's): as bcache's congested_read_threshold,
+ * but measured against the origin rather than a fixed bound.  A read
+ * counts for at most %L2ARC_LAT_CLAMP times the average so far, so that
+ * one stalled read (a request held, a hiccup of the machine) does not
+ * make a device look slow; a real change still shows within a few dozen
+ * reads (x 1.375 a read at most).
+ *
+ * Context: any (bio completion, hard IRQ included); lock-free.
+ */
+void l2arc_note_read(struct l2arc_c *lc, struct l2arc_run *run)
+{
+	struct ewma_l2arc_lat *e = run->from_l2 ? &lc->l2_lat : &lc->origin_lat;
+	u64 us = div_u64(ktime_get_ns() - run->start_ns, NSEC_PER_USEC);
+	u64 avg = ewma_l2arc_lat_read(e);
+
+	if (avg)
+		us = min(us, avg * L2ARC_LAT_CLAMP);
+	/* 0 is the EWMA's "no measurement yet" */
+	ewma_l2arc_lat_add(e, max_t(u64, us, 1));
+}
+
+/**
  * l2arc_l2_readable() - may a fill read the copy in @slot now?
  * @lc: the device
  * @slot: the copy's slot
  *
  * No, when the device is degraded or the slot lies in the region that the
  * feed is about to overwrite (counted in l2_evict_reading: the read goes
- * to the origin).  A fill that may read it must be put on @lc->l2_reads
- * before arc.lock is dropped.
+ * to the origin).  No either while the cache device is slow
+ * (l2arc_l2_slow()), but for one read in %L2ARC_SLOW_PROBE that keeps its
+ * latency measured (counted in l2_slow_bypass).  The copy stays in both
+ * cases.  A fill that may read it must be put on @lc->l2_reads before
+ * arc.lock is dropped.
  *
  * Context: arc.lock held.
  * Return: true if the fill may read the cache device.
  */
 bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot)
 {
+	lockdep_assert_held(&lc->arc.lock);
 	if (READ_ONCE(lc->l2_failed))
 		return false;
 	if (slot >= lc->l2_region_start && slot < lc->l2_region_end) {
 		lc->stats[L2ARC_STAT_L2_EVICT_READING]++;
+		return false;
+	}
+	if (l2arc_l2_slow(lc) && ++lc->slow_seq % L2ARC_SLOW_PROBE) {
+		lc->stats[L2ARC_STAT_L2_SLOW_BYPASS]++;
 		return false;
 	}
 	return true;

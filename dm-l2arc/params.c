@@ -7,8 +7,8 @@
  * newline is allowed, as echo adds one) or that is out of range returns
  * -EINVAL and keeps the old value.  Readers use l2arc_param(), which reads
  * the value once, so a change takes effect at the next use: the next feed
- * for the l2arc_* tunables, the next read for the prefetch settings, the
- * next table load for arc_max.
+ * for the l2arc_* tunables, the next read for the prefetch settings and
+ * l2arc_slow_bypass_pct, the next table load for arc_max.
  *
  * The l2arc_* tunables from l2arc_write_max to l2arc_max_errors can also
  * be set per device (table features, messages); l2arc_dev_param() gives
@@ -63,6 +63,7 @@ static struct l2arc_param l2arc_params[L2ARC_P_NR] = {
 	P(L2ARC_P_REBUILD_ENABLED, "l2arc_rebuild_enabled", 1, 0, 1),
 	P(L2ARC_P_REBUILD_MIN_L2SIZE, "l2arc_rebuild_blocks_min_l2size",
 	  1ULL << 30, 0, U64_MAX),
+	P(L2ARC_P_SLOW_BYPASS_PCT, "l2arc_slow_bypass_pct", 200, 0, 100000),
 };
 
 static u64 l2arc_param_max(const struct l2arc_param *p)
@@ -191,6 +192,11 @@ module_param_cb(l2arc_rebuild_blocks_min_l2size, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_REBUILD_MIN_L2SIZE], 0644);
 MODULE_PARM_DESC(l2arc_rebuild_blocks_min_l2size,
 		 "Cache devices smaller than this hold no header or log blocks (nothing survives a reload), bytes (default 1073741824, range 0 to 2^64-1; used at the next table load)");
+
+module_param_cb(l2arc_slow_bypass_pct, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_SLOW_BYPASS_PCT], 0644);
+MODULE_PARM_DESC(l2arc_slow_bypass_pct,
+		 "While the cache device's read latency is over this percent of the origin's, L2 hits read the origin (1 in 16 still the cache device); 0 = never (default 200, range 0 to 100000; at the next read)");
 
 /**
  * l2arc_param() - the current module-wide value of a parameter

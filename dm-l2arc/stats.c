@@ -71,6 +71,8 @@ enum l2arc_row {
 	R_L2_REBUILD_BUFS, R_L2_REBUILD_LOG_BLKS, R_L2_REBUILD_UNCLEAN,
 	R_L2_REBUILD_TIME_MS, R_L2_REBUILD_SKIPPED,
 	R_L2_REBUILD_ORIGIN_CHANGED, R_ORIGIN_CHANGED_DROPS,
+	/* ours, again */
+	R_L2_SLOW_BYPASS, R_L2_READ_LATENCY_US, R_ORIGIN_READ_LATENCY_US,
 	R_NR,
 };
 
@@ -181,6 +183,9 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_L2_REBUILD_SKIPPED] = "l2_rebuild_skipped",
 	[R_L2_REBUILD_ORIGIN_CHANGED] = "l2_rebuild_origin_changed",
 	[R_ORIGIN_CHANGED_DROPS] = "origin_changed_drops",
+	[R_L2_SLOW_BYPASS] = "l2_slow_bypass",
+	[R_L2_READ_LATENCY_US] = "l2_read_latency_us",
+	[R_ORIGIN_READ_LATENCY_US] = "origin_read_latency_us",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -255,6 +260,7 @@ static const struct {
 	{ R_L2_REBUILD_SKIPPED, L2ARC_STAT_L2_REBUILD_SKIPPED },
 	{ R_L2_REBUILD_ORIGIN_CHANGED, L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED },
 	{ R_ORIGIN_CHANGED_DROPS, L2ARC_STAT_ORIGIN_CHANGED_DROPS },
+	{ R_L2_SLOW_BYPASS, L2ARC_STAT_L2_SLOW_BYPASS },
 };
 
 static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */
@@ -326,6 +332,8 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_L2_NDEV] = lc->cache && !READ_ONCE(lc->l2_failed);
 	vals[R_L2_DEGRADED] = READ_ONCE(lc->l2_failed);
 	vals[R_L2_DWPD_CAP] = l2arc_dwpd_cap(lc);
+	vals[R_L2_READ_LATENCY_US] = ewma_l2arc_lat_read(&lc->l2_lat);
+	vals[R_ORIGIN_READ_LATENCY_US] = ewma_l2arc_lat_read(&lc->origin_lat);
 	vals[R_L2_SIZE] = l2_blocks << shift;
 	vals[R_L2_ASIZE] = l2_blocks << shift;
 	vals[R_L2_ONLY_BLOCKS] = l2only + indexed;
@@ -363,6 +371,12 @@ static int l2arc_dev_arcstats_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* Row @r of @sum is the largest of the devices' (the sum added @vals). */
+static void l2arc_sum_max(u64 *sum, const u64 *vals, enum l2arc_row r)
+{
+	sum[r] = max(sum[r] - vals[r], vals[r]);
+}
+
 static int l2arc_sum_arcstats_show(struct seq_file *m, void *v)
 {
 	u64 vals[R_NR], sum[R_NR] = {};
@@ -374,10 +388,10 @@ static int l2arc_sum_arcstats_show(struct seq_file *m, void *v)
 		l2arc_stats_snapshot(lc, vals);
 		for (i = 0; i < R_NR; i++)
 			sum[i] += vals[i];
-		/* a maximum, not a sum */
-		sum[R_LOCK_HOLD_MAX_US] -= vals[R_LOCK_HOLD_MAX_US];
-		sum[R_LOCK_HOLD_MAX_US] = max(sum[R_LOCK_HOLD_MAX_US],
-					      vals[R_LOCK_HOLD_MAX_US]);
+		/* maxima, not sums */
+		l2arc_sum_max(sum, vals, R_LOCK_HOLD_MAX_US);
+		l2arc_sum_max(sum, vals, R_L2_READ_LATENCY_US);
+		l2arc_sum_max(sum, vals, R_ORIGIN_READ_LATENCY_US);
 	}
 	mutex_unlock(&l2arc_stats_mutex);
 	l2arc_kstat_show(m, 0, l2arc_sum_crtime, sum);

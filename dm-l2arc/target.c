@@ -398,8 +398,10 @@ static void l2arc_resume(struct dm_target *ti)
 
 /*
  * The health word of the status line: "degraded" once the cache device is
- * dropped, "throttled" while reads go around the ARC for lack of memory
- * (one in the last 10 s), both joined by a comma, else "ok".
+ * dropped, else "slow" while it is slower than l2arc_slow_bypass_pct
+ * allows (L2 hits read the origin); "throttled" while reads go around the
+ * ARC for lack of memory (one in the last 10 s); joined by a comma, else
+ * "ok".
  */
 static const char *l2arc_health(struct l2arc_c *lc)
 {
@@ -408,6 +410,8 @@ static const char *l2arc_health(struct l2arc_c *lc)
 
 	if (READ_ONCE(lc->l2_failed))
 		return throttled ? "degraded,throttled" : "degraded";
+	if (lc->cache && l2arc_l2_slow(lc))
+		return throttled ? "slow,throttled" : "slow";
 	return throttled ? "throttled" : "ok";
 }
 

@@ -41,6 +41,7 @@ declare -A def=(
 	[l2arc_feed_again]=1 [l2arc_meta_percent]=10 [l2arc_max_errors]=16
 	[l2arc_handoff_max]=67108864 [l2arc_dwpd_limit]=0
 	[l2arc_rebuild_enabled]=1 [l2arc_rebuild_blocks_min_l2size]=1073741824
+	[l2arc_slow_bypass_pct]=0
 )
 for p in "${!def[@]}"; do
 	[[ -f $P/$p ]] || die "no parameter $p"
@@ -52,9 +53,10 @@ parm=$(modinfo -F parm "$L2ARC_KO")
 for p in "${!def[@]}"; do
 	grep -q "^$p:.*default" <<<"$parm" || die "$p: no MODULE_PARM_DESC with its default"
 done
-# load_module loads the module with l2arc_dwpd_limit=0 (def above); its
-# own default is 100
+# load_module loads the module with l2arc_dwpd_limit=0 and
+# l2arc_slow_bypass_pct=0 (def above); their own defaults are 100 and 200
 grep -q "^l2arc_dwpd_limit:.*(default 100," <<<"$parm" || die "l2arc_dwpd_limit: default is not 100"
+grep -q "^l2arc_slow_bypass_pct:.*(default 200," <<<"$parm" || die "l2arc_slow_bypass_pct: default is not 200"
 
 
 refuse() {	# refuse PARAM VALUE
@@ -75,6 +77,7 @@ declare -A lo=(
 	[l2arc_feed_again]=0 [l2arc_meta_percent]=1 [l2arc_max_errors]=1
 	[l2arc_handoff_max]=0 [l2arc_dwpd_limit]=0
 	[l2arc_rebuild_enabled]=0 [l2arc_rebuild_blocks_min_l2size]=0
+	[l2arc_slow_bypass_pct]=0
 )
 declare -A hi=(
 	[l2arc_write_max]=4294967296 [l2arc_write_boost]=4294967296 [l2arc_noprefetch]=1
@@ -83,6 +86,7 @@ declare -A hi=(
 	[l2arc_handoff_max]=4294967296 [l2arc_dwpd_limit]=100000
 	[l2arc_rebuild_enabled]=1
 	[l2arc_rebuild_blocks_min_l2size]=18446744073709551615
+	[l2arc_slow_bypass_pct]=100000
 )
 for v in 18446744073709551615 ' 1' 0x10 +5 1e3 '4096 5'; do
 	refuse l2arc_write_max "$v"

@@ -14,7 +14,8 @@
 #   dm_create NAME TABLE        dmsetup create, removed again at exit
 #   dm_remove NAME              dmsetup remove (with retries)
 #   load_module                 modprobe dm_mod; insmod $L2ARC_KO unless loaded,
-#                               with l2arc_dwpd_limit=0 (no wear cap)
+#                               with l2arc_dwpd_limit=0 (no wear cap) and
+#                               l2arc_slow_bypass_pct=0 (no bypass)
 #   unload_module               rmmod dm_l2arc if loaded
 #   mk_brd COUNT SIZE_MiB       fresh brd RAM disks /dev/ram0..COUNT-1
 #   sectors DEV                 size of DEV in 512-byte sectors
@@ -220,8 +221,11 @@ load_module() {
 	[[ -f $L2ARC_KO ]] || die "module not built: $L2ARC_KO (run make for $L2ARC_KVER)"
 	# the wear cap off: 100 % of a drive write per day is 190 to 1,550
 	# bytes/s on these 16-128 MiB RAM disks, and a feed that laps one
-	# would write a block every few seconds (64-l2-dwpd tests the cap)
-	insmod "$L2ARC_KO" l2arc_dwpd_limit=0
+	# would write a block every few seconds (64-l2-dwpd tests the cap);
+	# and no slow-cache bypass: a read held in dm-delay would make a
+	# cache device "slow" and send the L2 hits a test counts to the
+	# origin (84-l2-slow-cache tests the bypass)
+	insmod "$L2ARC_KO" l2arc_dwpd_limit=0 l2arc_slow_bypass_pct=0
 	add_cleanup unload_module
 }
 
