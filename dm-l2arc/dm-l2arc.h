@@ -527,6 +527,9 @@ struct l2arc_rb_range {
  * @owner_spare: the claim entry allocated in the ctr, for a resume that
  *               finds the origin unclaimed (then NULL)
  * @resumed: resumed once (a later resume checks the origin's claim)
+ * @noflush_suspend: the suspend under way is a noflush one (presuspend):
+ *                   its postsuspend sends nothing to the origin, which may
+ *                   be one that queues I/O with no path
  * @origin_uid_type: the origin's unique id kind (enum blk_unique_id), 0
  *                   when its driver gives none
  * @origin_uid_len: bytes of @origin_uid
@@ -640,6 +643,7 @@ struct l2arc_c {
 	u64 owner_token;
 	struct l2arc_owner *owner_spare;
 	bool resumed;
+	bool noflush_suspend;
 	u32 origin_uid_type;
 	u32 origin_uid_len;
 	u8 origin_uid[16];

@@ -221,12 +221,20 @@ void l2arc_origin_claim(struct l2arc_c *lc, bool mark)
 		o->origin = bdev->bd_dev;
 		list_add(&o->node, &l2arc_owners);
 	}
+	/*
+	 * A resume keeps this table's own mark: a resume that another
+	 * target of the table aborted leaves the device suspended, and its
+	 * next resume must still compare with the mark of the suspend.
+	 */
+	if (!mark && o->token == lc->owner_token)
+		goto out;
 	o->token = lc->owner_token;
 	o->marked = mark;
 	if (mark) {
 		o->diskseq = bdev->bd_disk->diskseq;
 		o->writes = l2arc_origin_writes(bdev);
 	}
+out:
 	mutex_unlock(&l2arc_owners_mutex);
 }
 
@@ -1348,6 +1356,17 @@ void l2arc_persist_suspend(struct l2arc_c *lc)
 	if (!lc->cache || !lc->l2_persist || !lc->l2_loaded ||
 	    READ_ONCE(lc->l2_failed))
 		goto mark;
+	/*
+	 * A noflush suspend (dmsetup suspend --noflush, remove --force) may
+	 * be over an origin that queues I/O with no path: no flush, no
+	 * fingerprint, and the header stays "in use" (the next load starts
+	 * empty).
+	 */
+	if (lc->noflush_suspend) {
+		DMWARN("%s: noflush suspend: the cache device starts empty next time",
+		       lc->name);
+		goto mark;
+	}
 	noio = memalloc_noio_save();
 	mutex_lock(&lc->feed_mutex);
 	/* a rebuild not run yet: its log must not outlive this load's writes */

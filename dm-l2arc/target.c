@@ -167,7 +167,7 @@ static void l2arc_dtr(struct dm_target *ti)
 		dm_put_device(ti, lc->origin);
 	l2arc_table_free(&lc->table);
 	l2arc_origin_claim_exit(lc);
-	kfree(lc);
+	kvfree(lc);
 	ti->private = NULL;
 }
 
@@ -353,6 +353,14 @@ bad:
  * is stopped before (presuspend): a suspend that is interrupted leaves the
  * device as it was, feed included.
  */
+static void l2arc_presuspend(struct dm_target *ti)
+{
+	struct l2arc_c *lc = ti->private;
+
+	/* read in postsuspend, when device-mapper has cleared the flag */
+	lc->noflush_suspend = dm_noflush_suspending(ti);
+}
+
 static void l2arc_postsuspend(struct dm_target *ti)
 {
 	struct l2arc_c *lc = ti->private;
@@ -734,6 +742,7 @@ static struct target_type l2arc_target = {
 	.dtr = l2arc_dtr,
 	.map = l2arc_map,
 	.end_io = l2arc_end_io,
+	.presuspend = l2arc_presuspend,
 	.postsuspend = l2arc_postsuspend,
 	.preresume = l2arc_preresume,
 	.resume = l2arc_resume,
