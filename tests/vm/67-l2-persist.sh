@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 900
+# debug-check: skip twelve creates and removes, each now reading the origin's fingerprint (835 s on the debug kernel beside other VMs); 69, 73, 74 and 76 run the rebuild and the clean suspend there
 #
 # The persistent L2ARC (issue 14): the cache device's header and log
 # blocks, the rebuild at table load, and never stale across a crash.
