@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 300
-# debug-check: skip make check's time: 176 s on this kernel with one other VM beside it; reloads run here in 67-l2-persist and 70-fuzz (tests/run -k debug runs it)
+# debug-check: skip make check's time: 176 s on this kernel with one other VM beside it; reloads run here in 69-l2-persist-owner and 70-fuzz (tests/run -k debug runs it)
 #
 # The feed keeps writing after the cache device was swapped by reloads
 # (issue 9, section 9).  One device is reloaded 12 times (dmsetup load +
