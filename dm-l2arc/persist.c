@@ -181,7 +181,7 @@ static const char *l2arc_origin_moved(struct l2arc_c *lc, u64 token,
 	mutex_lock(&l2arc_owners_mutex);
 	o = l2arc_owner_find(bdev->bd_dev);
 	if (!o) {
-		why = NULL;
+		/* no table claimed it since the module was loaded */
 	} else if (o->token != token) {
 		*other_table = true;
 		why = "another table used the origin";
