@@ -376,6 +376,45 @@ enum l2arc_dh_verdict l2arc_dh_decode(struct l2arc_dev_hdr *dh,
 }
 
 /**
+ * l2arc_dh_encode() - lay out a header in a 4 KiB unit, checksum included
+ * @dh: the unit (all of it is written: the rest is zero)
+ * @want: the device, the target and the origin it describes
+ * @life: its state, guid, generation, write hand, owner and fingerprint
+ *
+ * The inverse of l2arc_dh_decode(): a header it lays out decodes as
+ * %L2ARC_DH_OK against the same @want when @life's state is clean.
+ *
+ * Context: any; pure.
+ */
+void l2arc_dh_encode(struct l2arc_dev_hdr *dh, const struct l2arc_dh_want *want,
+		     const struct l2arc_dh_life *life)
+{
+	size_t off = offsetof(struct l2arc_dev_hdr, cksum);
+
+	memset(dh, 0, L2ARC_META_UNIT);
+	dh->magic = cpu_to_le64(L2ARC_DH_MAGIC);
+	dh->version = cpu_to_le32(L2ARC_DH_VERSION);
+	dh->state = cpu_to_le32(life->state);
+	dh->block_sectors = cpu_to_le32(want->block_sectors);
+	dh->guid = cpu_to_le64(life->guid);
+	dh->generation = cpu_to_le64(life->generation);
+	dh->dev_blocks = cpu_to_le64(want->dev_blocks);
+	dh->meta_blocks = cpu_to_le64(want->meta_blocks);
+	dh->nr_slots = cpu_to_le64(want->nr_slots);
+	dh->target_len = cpu_to_le64(want->target_len);
+	dh->origin_sectors = cpu_to_le64(want->origin_sectors);
+	dh->origin_dev = cpu_to_le64(want->origin_dev);
+	dh->hand = cpu_to_le64(life->hand);
+	dh->laps = cpu_to_le64(life->laps);
+	dh->owner = cpu_to_le64(life->owner);
+	dh->origin_fp = cpu_to_le64(life->origin_fp);
+	dh->uid_type = cpu_to_le32(want->uid_type);
+	dh->uid_len = cpu_to_le32(want->uid_len);
+	memcpy(dh->uid, want->uid, min_t(u32, want->uid_len, L2ARC_UID_BYTES));
+	dh->cksum = cpu_to_le32(l2arc_meta_cksum(dh, off));
+}
+
+/**
  * l2arc_lb_decode() - is this log block of this format?
  * @lb: a 4 KiB unit read from log block @index's place
  * @index: the log block's index
@@ -617,6 +656,22 @@ void l2arc_persist_exit(struct l2arc_c *lc)
 	lc->l2_log_dirty = NULL;
 }
 
+/* What a table needs of a header (struct l2arc_dh_want) */
+static void l2arc_dh_want(struct l2arc_c *lc, struct l2arc_dh_want *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->block_sectors = lc->block_sectors;
+	w->dev_blocks = lc->l2_dev_blocks;
+	w->meta_blocks = lc->l2_meta_blocks;
+	w->nr_slots = lc->l2_nr_slots;
+	w->target_len = lc->ti->len;
+	w->origin_sectors = bdev_nr_sectors(lc->origin->bdev);
+	w->origin_dev = new_encode_dev(lc->origin->bdev->bd_dev);
+	w->uid_type = lc->origin_uid_type;
+	w->uid_len = lc->origin_uid_len;
+	memcpy(w->uid, lc->origin_uid, lc->origin_uid_len);
+}
+
 /*
  * Write the header in @state (with the origin's fingerprint @fp when
  * clean), behind a flush, with FUA; feed_mutex held.
@@ -624,32 +679,21 @@ void l2arc_persist_exit(struct l2arc_c *lc)
 static int l2arc_dh_write(struct l2arc_c *lc, u32 state, u64 fp)
 {
 	struct l2arc_dev_hdr *dh = lc->l2_meta_buf;
-	u32 c;
+	struct l2arc_dh_life life = {
+		.state = state,
+		.guid = lc->l2_guid,
+		.generation = lc->l2_generation,
+		.owner = lc->owner_token,
+		.origin_fp = fp,
+	};
+	struct l2arc_dh_want want;
 
-	memset(dh, 0, L2ARC_META_UNIT);
-	dh->magic = cpu_to_le64(L2ARC_DH_MAGIC);
-	dh->version = cpu_to_le32(L2ARC_DH_VERSION);
-	dh->state = cpu_to_le32(state);
-	dh->block_sectors = cpu_to_le32(lc->block_sectors);
-	dh->guid = cpu_to_le64(lc->l2_guid);
-	dh->generation = cpu_to_le64(lc->l2_generation);
-	dh->dev_blocks = cpu_to_le64(lc->l2_dev_blocks);
-	dh->meta_blocks = cpu_to_le64(lc->l2_meta_blocks);
-	dh->nr_slots = cpu_to_le64(lc->l2_nr_slots);
-	dh->target_len = cpu_to_le64(lc->ti->len);
-	dh->origin_sectors = cpu_to_le64(bdev_nr_sectors(lc->origin->bdev));
-	dh->origin_dev = cpu_to_le64(new_encode_dev(lc->origin->bdev->bd_dev));
+	l2arc_dh_want(lc, &want);
 	spin_lock_bh(&lc->arc.lock);
-	dh->hand = cpu_to_le64(lc->l2_hand);
-	dh->laps = cpu_to_le64(lc->l2_laps);
+	life.hand = lc->l2_hand;
+	life.laps = lc->l2_laps;
 	spin_unlock_bh(&lc->arc.lock);
-	dh->owner = cpu_to_le64(lc->owner_token);
-	dh->origin_fp = cpu_to_le64(fp);
-	dh->uid_type = cpu_to_le32(lc->origin_uid_type);
-	dh->uid_len = cpu_to_le32(lc->origin_uid_len);
-	memcpy(dh->uid, lc->origin_uid, lc->origin_uid_len);
-	c = l2arc_meta_cksum(dh, offsetof(struct l2arc_dev_hdr, cksum));
-	dh->cksum = cpu_to_le32(c);
+	l2arc_dh_encode(dh, &want, &life);
 	return l2arc_meta_io(lc, REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH |
 			     REQ_FUA, 0, 1, dh);
 }
@@ -931,22 +975,6 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 	if (dirty)
 		__set_bit(i, lc->l2_log_dirty);
 	spin_unlock_bh(&lc->arc.lock);
-}
-
-/* What a table needs of a header (struct l2arc_dh_want) */
-static void l2arc_dh_want(struct l2arc_c *lc, struct l2arc_dh_want *w)
-{
-	memset(w, 0, sizeof(*w));
-	w->block_sectors = lc->block_sectors;
-	w->dev_blocks = lc->l2_dev_blocks;
-	w->meta_blocks = lc->l2_meta_blocks;
-	w->nr_slots = lc->l2_nr_slots;
-	w->target_len = lc->ti->len;
-	w->origin_sectors = bdev_nr_sectors(lc->origin->bdev);
-	w->origin_dev = new_encode_dev(lc->origin->bdev->bd_dev);
-	w->uid_type = lc->origin_uid_type;
-	w->uid_len = lc->origin_uid_len;
-	memcpy(w->uid, lc->origin_uid, lc->origin_uid_len);
 }
 
 /*

@@ -154,6 +154,26 @@ struct l2arc_dh_want {
 };
 
 /**
+ * struct l2arc_dh_life - what a header says of the cache device's life
+ * @state: %L2ARC_DH_CLEAN or %L2ARC_DH_IN_USE
+ * @guid: the format's random id
+ * @generation: raised at every "in use" write
+ * @hand: the write hand, a slot
+ * @laps: times the hand went round
+ * @owner: the token of the table that writes it
+ * @origin_fp: the origin's fingerprint (clean headers), else 0
+ */
+struct l2arc_dh_life {
+	u32 state;
+	u64 guid;
+	u64 generation;
+	u64 hand;
+	u64 laps;
+	u64 owner;
+	u64 origin_fp;
+};
+
+/**
  * enum l2arc_dh_verdict - what l2arc_dh_decode() found
  * @L2ARC_DH_OK: a clean header of this table's cache device and origin
  * @L2ARC_DH_NONE: no header (a new cache device)
@@ -191,6 +211,8 @@ enum l2arc_lb_verdict {
 };
 
 u32 l2arc_meta_cksum(void *unit, size_t off);
+void l2arc_dh_encode(struct l2arc_dev_hdr *dh, const struct l2arc_dh_want *want,
+		     const struct l2arc_dh_life *life);
 enum l2arc_dh_verdict l2arc_dh_decode(struct l2arc_dev_hdr *dh,
 				      const struct l2arc_dh_want *want);
 enum l2arc_lb_verdict l2arc_lb_decode(struct l2arc_log_blk *lb, u64 index,

@@ -94,26 +94,15 @@ static void persist_test_dh_seal(struct l2arc_dev_hdr *dh)
 /* A clean header that matches persist_test_want, in a 4 KiB unit */
 static struct l2arc_dev_hdr *persist_test_dh(struct kunit *test)
 {
-	const struct l2arc_dh_want *w = &persist_test_want;
+	const struct l2arc_dh_life life = {
+		.state = L2ARC_DH_CLEAN,
+		.hand = persist_test_want.nr_slots,
+	};
 	struct l2arc_dev_hdr *dh = kunit_kzalloc(test, L2ARC_META_UNIT,
 						 GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, dh);
-	dh->magic = cpu_to_le64(L2ARC_DH_MAGIC);
-	dh->version = cpu_to_le32(L2ARC_DH_VERSION);
-	dh->state = cpu_to_le32(L2ARC_DH_CLEAN);
-	dh->block_sectors = cpu_to_le32(w->block_sectors);
-	dh->dev_blocks = cpu_to_le64(w->dev_blocks);
-	dh->meta_blocks = cpu_to_le64(w->meta_blocks);
-	dh->nr_slots = cpu_to_le64(w->nr_slots);
-	dh->target_len = cpu_to_le64(w->target_len);
-	dh->origin_sectors = cpu_to_le64(w->origin_sectors);
-	dh->origin_dev = cpu_to_le64(w->origin_dev);
-	dh->hand = cpu_to_le64(w->nr_slots);
-	dh->uid_type = cpu_to_le32(w->uid_type);
-	dh->uid_len = cpu_to_le32(w->uid_len);
-	memcpy(dh->uid, w->uid, w->uid_len);
-	persist_test_dh_seal(dh);
+	l2arc_dh_encode(dh, &persist_test_want, &life);
 	return dh;
 }
 
