@@ -62,13 +62,6 @@
 #define L2ARC_ZFETCH_STREAMS		8
 
 /*
- * Bulk work under arc.lock (range invalidation, the feed's scan, slot
- * eviction and validation, the shrinker, the degraded drop) lets others in
- * after this many entries: drops the lock and reschedules.
- */
-#define L2ARC_LOCK_BATCH		4096
-
-/*
  * A list walk that lost its place across a lock drop (its next header
  * moved) starts the list again; after this many restarts it keeps the
  * lock to the end of the list.
@@ -652,11 +645,24 @@ struct l2arc_c {
 	unsigned int slow_seq;
 };
 
+#include "lock.h"
+
 /* Slots one log block describes (persist.c). */
 #define L2ARC_LOG_ENTRIES	254
 
 /* Largest metadata read or write, bytes. */
 #define L2ARC_META_IO_BYTES	SZ_1M
+
+/**
+ * l2arc_block_bytes() - the device's block size
+ * @lc: the device
+ *
+ * Return: bytes, 4 KiB to 1 MiB.
+ */
+static inline unsigned int l2arc_block_bytes(const struct l2arc_c *lc)
+{
+	return lc->block_sectors << SECTOR_SHIFT;
+}
 
 /**
  * l2arc_slot_sector() - where a slot's copy is on the cache device
@@ -795,16 +801,6 @@ struct l2arc_io {
 	struct l2arc_wait wait1;
 };
 
-/**
- * struct l2arc_hold - one bulk hold of arc.lock (l2arc_bulk_lock())
- * @t0: ktime_get_ns() when the lock was taken
- * @n: entries handled since then
- */
-struct l2arc_hold {
-	u64 t0;
-	unsigned int n;
-};
-
 /* params.c */
 u64 l2arc_param(enum l2arc_param_id id);
 u64 l2arc_sys_free(void);
@@ -818,13 +814,6 @@ extern const struct arc_ops l2arc_arc_ops;
 int l2arc_map(struct dm_target *ti, struct bio *bio);
 int l2arc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
 void l2arc_invalidate_all(struct l2arc_c *lc);
-void l2arc_bulk_lock(struct l2arc_c *lc, struct l2arc_hold *h);
-void l2arc_bulk_unlock(struct l2arc_c *lc, struct l2arc_hold *h);
-bool l2arc_bulk_due(struct l2arc_hold *h);
-void l2arc_bulk_relax(struct l2arc_c *lc, struct l2arc_hold *h);
-bool l2arc_bulk_yield(struct l2arc_c *lc, struct l2arc_hold *h);
-struct arc_hdr *l2arc_walk_resume(struct arc *arc, struct arc_hdr *next,
-				  u8 state);
 
 /* buf.c */
 void l2arc_pool_init(struct l2arc_pool *p, unsigned int block_pages);
@@ -848,9 +837,20 @@ void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr);
 bool l2arc_l2_compact(struct arc *arc, struct arc_hdr *hdr);
 bool l2arc_l2_claim(struct arc *arc, struct arc_hdr *hdr);
 struct arc_hdr *l2arc_slot_hdr(struct l2arc_c *lc, u64 slot);
+bool l2arc_slot_is(struct l2arc_c *lc, u64 slot, struct arc_hdr *hdr);
 void l2arc_index_drop(struct l2arc_c *lc, u64 slot);
 u32 l2arc_l2_find(struct l2arc_c *lc, u64 oblock);
 void l2arc_l2_error(struct l2arc_c *lc);
+bool l2arc_meta_over(struct l2arc_c *lc);
+unsigned int l2arc_class(struct arc_hdr *hdr);
+void l2arc_evict_slot(struct l2arc_c *lc, u64 slot);
+u64 l2arc_region_claim(struct l2arc_c *lc, unsigned int n);
+void l2arc_l2_drop_all(struct l2arc_c *lc);
+int l2arc_l2_check(struct l2arc_c *lc, u64 *slots, char **error);
+int l2arc_l2_init(struct l2arc_c *lc, char **error);
+void l2arc_l2_exit(struct l2arc_c *lc);
+
+/* feed.c */
 bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 		   struct l2arc_buf *buf);
 void l2arc_handoff_drop(struct l2arc_c *lc);
@@ -859,12 +859,10 @@ int l2arc_feed_now(struct l2arc_c *lc);
 u64 l2arc_dwpd_cap(struct l2arc_c *lc);
 u64 l2arc_wear_24h(struct l2arc_c *lc);
 u64 l2arc_write_rate(struct l2arc_c *lc);
-bool l2arc_meta_over(struct l2arc_c *lc);
-unsigned int l2arc_class(struct arc_hdr *hdr);
 void l2arc_feed_start(struct l2arc_c *lc);
 void l2arc_feed_stop(struct l2arc_c *lc);
-int l2arc_l2_init(struct l2arc_c *lc, char **error);
-void l2arc_l2_exit(struct l2arc_c *lc);
+int l2arc_feed_init(struct l2arc_c *lc, char **error);
+void l2arc_feed_exit(struct l2arc_c *lc);
 
 /* persist.c */
 u64 l2arc_meta_layout(u64 dev_blocks, u32 block_sectors, u64 min_bytes,
@@ -872,6 +870,8 @@ u64 l2arc_meta_layout(u64 dev_blocks, u32 block_sectors, u64 min_bytes,
 int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error);
 void l2arc_persist_exit(struct l2arc_c *lc);
 void l2arc_persist_resume(struct l2arc_c *lc);
+const char *l2arc_persist_origin_moved(struct l2arc_c *lc);
+void l2arc_persist_forget(struct l2arc_c *lc);
 void l2arc_rebuild_run(struct l2arc_c *lc);
 void l2arc_rebuild_note_write(struct l2arc_c *lc, u64 first, u64 last);
 bool l2arc_ranges_find(const struct l2arc_rb_range *r, unsigned int nr, u64 b);

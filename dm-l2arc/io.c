@@ -143,110 +143,6 @@ static bool l2arc_wr_overlaps(struct l2arc_c *lc, u64 first, u64 last)
 	return found;
 }
 
-/* ---- Bulk work under arc.lock ---- */
-
-/**
- * l2arc_bulk_lock() - take arc.lock for bulk work
- * @lc: the device
- * @h: the hold, for l2arc_bulk_yield() and l2arc_bulk_unlock()
- *
- * Context: process context; returns with arc.lock held (BHs off).
- */
-void l2arc_bulk_lock(struct l2arc_c *lc, struct l2arc_hold *h)
-	__acquires(&lc->arc.lock)
-{
-	spin_lock_bh(&lc->arc.lock);
-	h->t0 = ktime_get_ns();
-	h->n = 0;
-}
-
-/**
- * l2arc_bulk_unlock() - end a bulk hold, recording its length
- * @lc: the device
- * @h: the hold
- *
- * The longest hold is the lock_hold_max_us row.
- *
- * Context: arc.lock held by l2arc_bulk_lock(); returns with it released.
- */
-void l2arc_bulk_unlock(struct l2arc_c *lc, struct l2arc_hold *h)
-	__releases(&lc->arc.lock)
-{
-	u64 held = ktime_get_ns() - h->t0;
-
-	if (held > lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS])
-		lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS] = held;
-	spin_unlock_bh(&lc->arc.lock);
-}
-
-/**
- * l2arc_bulk_due() - count one entry of bulk work
- * @h: the hold
- *
- * Return: true when the hold has handled %L2ARC_LOCK_BATCH entries and
- * should let others in (l2arc_bulk_relax()).
- */
-bool l2arc_bulk_due(struct l2arc_hold *h)
-{
-	return ++h->n >= L2ARC_LOCK_BATCH;
-}
-
-/**
- * l2arc_bulk_relax() - drop arc.lock, reschedule, take it again
- * @lc: the device
- * @h: the hold
- *
- * Anything not pinned may change or go meanwhile.
- *
- * Context: arc.lock held by l2arc_bulk_lock(); may sleep.
- */
-void l2arc_bulk_relax(struct l2arc_c *lc, struct l2arc_hold *h)
-	__must_hold(&lc->arc.lock)
-{
-	l2arc_bulk_unlock(lc, h);
-	cond_resched();
-	l2arc_bulk_lock(lc, h);
-}
-
-/**
- * l2arc_bulk_yield() - count one entry; let others in every
- * %L2ARC_LOCK_BATCH entries
- * @lc: the device
- * @h: the hold
- *
- * Context: arc.lock held by l2arc_bulk_lock(); may sleep.
- * Return: true if the lock was dropped (and taken again).
- */
-bool l2arc_bulk_yield(struct l2arc_c *lc, struct l2arc_hold *h)
-	__must_hold(&lc->arc.lock)
-{
-	if (!l2arc_bulk_due(h))
-		return false;
-	l2arc_bulk_relax(lc, h);
-	return true;
-}
-
-/**
- * l2arc_walk_resume() - where a list walk goes on after a lock drop
- * @arc: the directory
- * @next: the header the walk would visit next, pinned before the drop
- * @state: the state of the list walked (%ARC_MRU .. %ARC_L2ONLY)
- *
- * Drops the pin.
- *
- * Context: arc.lock held.
- * Return: @next if it is still on that list, else NULL (the caller starts
- * that list again from its LRU end).
- */
-struct arc_hdr *l2arc_walk_resume(struct arc *arc, struct arc_hdr *next,
-				  u8 state)
-{
-	/* an L2-only header may go to the index at its last unpin */
-	if (!arc_hdr_unpin(arc, next))
-		return NULL;
-	return next->state == state ? next : NULL;
-}
-
 /* ---- ARC buffers ---- */
 
 /*
@@ -400,9 +296,9 @@ static void l2arc_run_free(struct l2arc_run *run)
 	unsigned long flags;
 
 	if (!list_empty(&run->l2_node)) {	/* never read */
-		spin_lock_bh(&lc->arc.lock);
+		l2arc_lock(lc);
 		l2arc_l2_read_done(lc, run);
-		spin_unlock_bh(&lc->arc.lock);
+		l2arc_unlock(lc);
 	}
 	for (i = 0; i < run->nr; i++)
 		if (run->f[i].buf)
@@ -456,7 +352,7 @@ static bool l2arc_run_l2_done(struct l2arc_c *lc, struct l2arc_run *run)
 	bool retry = false;
 	unsigned int i;
 
-	spin_lock_bh(&lc->arc.lock);
+	l2arc_lock(lc);
 	for (i = 0; i < run->nr; i++) {
 		struct l2arc_fill *f = &run->f[i];
 		struct arc_hdr *hdr = f->hdr;
@@ -483,7 +379,7 @@ static bool l2arc_run_l2_done(struct l2arc_c *lc, struct l2arc_run *run)
 			arc_hdr_clear_l2(&lc->arc, hdr);
 	}
 	l2arc_l2_read_done(lc, run);
-	spin_unlock_bh(&lc->arc.lock);
+	l2arc_unlock(lc);
 	if (!retry)
 		return false;
 	run->from_l2 = false;
@@ -506,7 +402,7 @@ static void l2arc_run_done(struct l2arc_c *lc, struct l2arc_run *run)
 	blk_status_t status = run->status;
 	unsigned int i;
 
-	spin_lock_bh(&lc->arc.lock);
+	l2arc_lock(lc);
 	for (i = 0; i < run->nr; i++) {
 		struct l2arc_fill *f = &run->f[i];
 		struct arc_hdr *hdr = f->hdr;
@@ -528,7 +424,7 @@ static void l2arc_run_done(struct l2arc_c *lc, struct l2arc_run *run)
 		}
 		arc_hdr_unpin(&lc->arc, hdr);
 	}
-	spin_unlock_bh(&lc->arc.lock);
+	l2arc_unlock(lc);
 
 	/*
 	 * No read joins a fill any more: each is installed, dropped or was
@@ -1012,9 +908,9 @@ static void l2arc_prefetch_range(struct l2arc_c *lc, u64 first, u64 last)
 {
 	struct l2arc_run *runs = NULL;
 
-	spin_lock_bh(&lc->arc.lock);
+	l2arc_lock(lc);
 	l2arc_map_blocks(lc, first, last, NULL, &runs);
-	spin_unlock_bh(&lc->arc.lock);
+	l2arc_unlock(lc);
 	l2arc_runs_submit(lc, runs);
 }
 
@@ -1045,7 +941,7 @@ static void l2arc_zfetch(struct l2arc_c *lc, u64 first, u64 last)
 	max_dist = clamp_t(u64, max_dist, 1,
 			   max_t(u64, 1, READ_ONCE(lc->arc.c) / 8));
 
-	spin_lock_bh(&lc->arc.lock);
+	l2arc_lock(lc);
 	for (i = 0; i < L2ARC_ZFETCH_STREAMS; i++) {
 		s = &lc->streams[i];
 		if (s->next == first && s->last_used)
@@ -1068,7 +964,7 @@ static void l2arc_zfetch(struct l2arc_c *lc, u64 first, u64 last)
 			s->pf_end = to;
 	}
 	s->last_used = jiffies | 1;
-	spin_unlock_bh(&lc->arc.lock);
+	l2arc_unlock(lc);
 
 	if (from < to)
 		l2arc_prefetch_range(lc, from, to - 1);
@@ -1107,16 +1003,16 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 					   start);
 	}
 	if (!io->waits) {
-		spin_lock_bh(&lc->arc.lock);
+		l2arc_lock(lc);
 		l2arc_throttled(lc);
-		spin_unlock_bh(&lc->arc.lock);
+		l2arc_unlock(lc);
 		return DM_MAPIO_REMAPPED;
 	}
 	memset(io->waits, 0, nr * sizeof(*io->waits));
 	atomic_set(&io->pending, 1);	/* the map's own */
 	io->status = BLK_STS_OK;
 
-	spin_lock_bh(&lc->arc.lock);
+	l2arc_lock(lc);
 	lc->stats[L2ARC_STAT_READ_BIOS]++;
 	if (l2arc_wr_overlaps(lc, first, last)) {
 		/*
@@ -1126,11 +1022,11 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 		 * the cached copy is being dropped.  Read around the ARC.
 		 */
 		lc->stats[L2ARC_STAT_READS_AROUND_WRITES] += nr;
-		spin_unlock_bh(&lc->arc.lock);
+		l2arc_unlock(lc);
 		goto around;
 	}
 	done = l2arc_map_blocks(lc, first, last, io, &runs);
-	spin_unlock_bh(&lc->arc.lock);
+	l2arc_unlock(lc);
 	if (done == first && !runs)
 		goto around;	/* nothing taken: the whole bio goes */
 

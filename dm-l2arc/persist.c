@@ -618,7 +618,7 @@ int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error)
 		lc->l2_log_nr = DIV_ROUND_UP(lc->l2_nr_slots,
 					     L2ARC_LOG_ENTRIES);
 		buf_bytes = L2ARC_META_IO_BYTES;
-		/* l2arc_l2_init() checked its size: fail, never OOM-kill */
+		/* l2arc_l2_check() checked its size: fail, never OOM-kill */
 		lc->l2_log_dirty = kvcalloc(BITS_TO_LONGS(lc->l2_log_nr),
 					    sizeof(unsigned long),
 					    GFP_KERNEL | __GFP_RETRY_MAYFAIL |
@@ -689,10 +689,10 @@ static int l2arc_dh_write(struct l2arc_c *lc, u32 state, u64 fp)
 	struct l2arc_dh_want want;
 
 	l2arc_dh_want(lc, &want);
-	spin_lock_bh(&lc->arc.lock);
+	l2arc_lock(lc);
 	life.hand = lc->l2_hand;
 	life.laps = lc->l2_laps;
-	spin_unlock_bh(&lc->arc.lock);
+	l2arc_unlock(lc);
 	l2arc_dh_encode(dh, &want, &life);
 	return l2arc_meta_io(lc, REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH |
 			     REQ_FUA, 0, 1, dh);
@@ -785,14 +785,14 @@ int l2arc_log_write_dirty(struct l2arc_c *lc)
 		}
 		r = l2arc_meta_io(lc, REQ_OP_WRITE, 1 + first, n,
 				  lc->l2_meta_buf);
-		spin_lock_bh(&lc->arc.lock);
+		l2arc_lock(lc);
 		if (r) {
 			bitmap_set(lc->l2_log_dirty, first, n);
 			l2arc_l2_error(lc);
 		} else {
 			lc->stats[L2ARC_STAT_L2_LOG_BLK_WRITES] += n;
 		}
-		spin_unlock_bh(&lc->arc.lock);
+		l2arc_unlock(lc);
 	}
 	return r;
 }
@@ -881,7 +881,7 @@ void l2arc_ranges_add(struct l2arc_rb_range *r, unsigned int *nr,
 /* Was block @b written since the resume?  arc.lock held. */
 static bool l2arc_rebuild_written(struct l2arc_c *lc, u64 b)
 {
-	lockdep_assert_held(&lc->arc.lock);
+	l2arc_assert_locked(lc);
 	return l2arc_ranges_find(lc->l2_rb_writes, lc->l2_rb_nr, b);
 }
 
@@ -902,7 +902,7 @@ static bool l2arc_rebuild_written(struct l2arc_c *lc, u64 b)
  */
 void l2arc_rebuild_note_write(struct l2arc_c *lc, u64 first, u64 last)
 {
-	lockdep_assert_held(&lc->arc.lock);
+	l2arc_assert_locked(lc);
 	if (!lc->l2_rebuilding)
 		return;
 	l2arc_ranges_add(lc->l2_rb_writes, &lc->l2_rb_nr,
@@ -923,10 +923,10 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 	case L2ARC_LB_EMPTY:
 		return;	/* not written since the device was formatted */
 	case L2ARC_LB_BAD_CKSUM:
-		spin_lock_bh(&lc->arc.lock);
+		l2arc_lock(lc);
 		lc->stats[L2ARC_STAT_L2_REBUILD_CKSUM_LB_ERRORS]++;
 		__set_bit(i, lc->l2_log_dirty);
-		spin_unlock_bh(&lc->arc.lock);
+		l2arc_unlock(lc);
 		return;
 	case L2ARC_LB_OK:
 		break;
@@ -934,7 +934,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 	if (!lb->nr_valid)
 		return;
 
-	spin_lock_bh(&lc->arc.lock);
+	l2arc_lock(lc);
 	lc->stats[L2ARC_STAT_L2_REBUILD_LOG_BLKS]++;
 	for (j = 0; j < L2ARC_LOG_ENTRIES; j++) {
 		struct l2arc_log_ent *e = &lb->ent[j];
@@ -974,7 +974,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 	}
 	if (dirty)
 		__set_bit(i, lc->l2_log_dirty);
-	spin_unlock_bh(&lc->arc.lock);
+	l2arc_unlock(lc);
 }
 
 /*
@@ -1081,9 +1081,9 @@ static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 		if (r)
 			return r;
 		/* written through the device since the resume: not a sample */
-		spin_lock_bh(&lc->arc.lock);
+		l2arc_lock(lc);
 		found = !l2arc_rebuild_written(lc, ob);
-		spin_unlock_bh(&lc->arc.lock);
+		l2arc_unlock(lc);
 		if (!found)
 			continue;
 		(*sampled)++;
@@ -1103,17 +1103,17 @@ static void l2arc_rebuild_logs(struct l2arc_c *lc)
 		n = min_t(u64, per_io, lc->l2_log_nr - i);
 		if (READ_ONCE(lc->l2_failed)) {
 			/* what is not read is written again, empty */
-			spin_lock_bh(&lc->arc.lock);
+			l2arc_lock(lc);
 			bitmap_set(lc->l2_log_dirty, i, lc->l2_log_nr - i);
-			spin_unlock_bh(&lc->arc.lock);
+			l2arc_unlock(lc);
 			break;
 		}
 		if (l2arc_meta_io(lc, REQ_OP_READ, 1 + i, n,
 				  lc->l2_meta_buf)) {
-			spin_lock_bh(&lc->arc.lock);
+			l2arc_lock(lc);
 			lc->stats[L2ARC_STAT_L2_REBUILD_IO_ERRORS]++;
 			bitmap_set(lc->l2_log_dirty, i, n);
-			spin_unlock_bh(&lc->arc.lock);
+			l2arc_unlock(lc);
 			continue;
 		}
 		for (k = 0; k < n; k++) {
@@ -1177,13 +1177,13 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 	}
 	lc->l2_guid = guid;
 	lc->l2_generation = generation;
-	spin_lock_bh(&lc->arc.lock);
+	l2arc_lock(lc);
 	lc->l2_hand = hand;
 	lc->l2_laps = laps;
 	lc->l2_rebuild_t0 = t0;
 	lc->l2_rb_nr = 0;
 	lc->l2_rebuilding = true;
-	spin_unlock_bh(&lc->arc.lock);
+	l2arc_unlock(lc);
 	return;
 empty:
 	if (why)
@@ -1241,7 +1241,7 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 		l2arc_rebuild_logs(lc);
 	}
 	memalloc_noio_restore(noio);
-	spin_lock_bh(&lc->arc.lock);
+	l2arc_lock(lc);
 	lc->l2_rebuilding = false;
 	failed = READ_ONCE(lc->l2_failed);
 	if (why)
@@ -1250,7 +1250,7 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 		lc->stats[L2ARC_STAT_L2_REBUILD_SUCCESS]++;
 	lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS] =
 		div_u64(ktime_get_ns() - lc->l2_rebuild_t0, NSEC_PER_MSEC);
-	spin_unlock_bh(&lc->arc.lock);
+	l2arc_unlock(lc);
 	DMINFO("%s: L2ARC rebuilt: %llu blocks from %llu log blocks in %llu ms, %llu left out%s",
 	       lc->name, lc->stats[L2ARC_STAT_L2_REBUILD_BUFS],
 	       lc->stats[L2ARC_STAT_L2_REBUILD_LOG_BLKS],
@@ -1274,28 +1274,38 @@ static void l2arc_dh_void(struct l2arc_c *lc)
 		      lc->name);
 }
 
-/*
- * A resume other than the first: if the origin changed while the device
- * was suspended (another table claimed it, or its write count or diskseq
- * moved), drop everything cached of it -- the ARC, the hand-off queue,
- * the slot table and, with a new guid, the log -- before any I/O.
+/**
+ * l2arc_persist_origin_moved() - did the origin change while the device
+ * was suspended?
+ * @lc: the device, at a resume
+ *
+ * Another table claimed the origin, or its write count or diskseq moved
+ * since this table's last suspend (l2arc_origin_moved()).  The caller
+ * then drops everything cached of it (the ARC, the hand-off queue, the
+ * slot table) and calls l2arc_persist_forget().
+ *
+ * Context: process context (preresume).
+ * Return: NULL at the first resume or when nothing changed, else what
+ * changed, for the log.
  */
-static void l2arc_resume_check(struct l2arc_c *lc)
+const char *l2arc_persist_origin_moved(struct l2arc_c *lc)
 {
 	bool other_table;
-	const char *why;
 
-	why = l2arc_origin_moved(lc, lc->owner_token, &other_table);
-	if (!why)
-		return;
-	DMWARN("%s: the origin changed while suspended: %s: the ARC and the L2ARC start empty",
-	       lc->name, why);
-	if (lc->cache)
-		l2arc_handoff_drop(lc);
-	l2arc_invalidate_all(lc);
-	spin_lock_bh(&lc->arc.lock);
-	lc->stats[L2ARC_STAT_ORIGIN_CHANGED_DROPS]++;
-	spin_unlock_bh(&lc->arc.lock);
+	if (!lc->resumed)
+		return NULL;
+	return l2arc_origin_moved(lc, lc->owner_token, &other_table);
+}
+
+/**
+ * l2arc_persist_forget() - void the log of a device whose origin changed:
+ * a new guid, so that no log block on the cache device is read back
+ * @lc: the device, its ARC and slot table already emptied
+ *
+ * Context: process context, may sleep (takes feed_mutex).
+ */
+void l2arc_persist_forget(struct l2arc_c *lc)
+{
 	if (lc->cache && lc->l2_persist) {
 		mutex_lock(&lc->feed_mutex);
 		l2arc_start_empty(lc);
@@ -1308,8 +1318,9 @@ static void l2arc_resume_check(struct l2arc_c *lc)
  * first time, then mark the cache device in use
  * @lc: the device
  *
- * A resume other than the first drops what the device cached when the
- * origin changed meanwhile (l2arc_resume_check()).  Every table claims
+ * A resume other than the first has already dropped what the device
+ * cached when the origin changed meanwhile (l2arc_persist_origin_moved(),
+ * in the target's preresume).  Every table claims
  * its origin here (l2arc_origin_claim()), after its rebuild.  A header
  * that cannot be written "in use" drops the cache device ("degraded");
  * the claim makes later loads in this boot start empty, since the header
@@ -1324,8 +1335,6 @@ void l2arc_persist_resume(struct l2arc_c *lc)
 
 	/* the device is suspended: no reclaim may write through it */
 	noio = memalloc_noio_save();
-	if (lc->resumed)
-		l2arc_resume_check(lc);
 	lc->resumed = true;
 	if (!lc->cache) {
 		l2arc_origin_claim(lc, false);
@@ -1348,9 +1357,9 @@ void l2arc_persist_resume(struct l2arc_c *lc)
 			      lc->name, r);
 			/* a clean header left there must not outlive this load */
 			l2arc_dh_void(lc);
-			spin_lock_bh(&lc->arc.lock);
+			l2arc_lock(lc);
 			WRITE_ONCE(lc->l2_failed, true);
-			spin_unlock_bh(&lc->arc.lock);
+			l2arc_unlock(lc);
 		}
 	}
 	mutex_unlock(&lc->feed_mutex);

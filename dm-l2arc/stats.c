@@ -286,7 +286,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	unsigned int i;
 
 	memset(vals, 0, R_NR * sizeof(*vals));
-	spin_lock_bh(&arc->lock);
+	l2arc_lock(lc);
 	for (i = 0; i < ARRAY_SIZE(l2arc_row_stat); i++)
 		vals[l2arc_row_stat[i].row] = lc->stats[l2arc_row_stat[i].stat];
 	t1 = arc_list_size(arc, ARC_T1);
@@ -309,7 +309,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_L2_WRITE_BYTES_24H] = l2arc_wear_24h(lc);
 	vals[R_LOCK_HOLD_MAX_US] =
 		div_u64(lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS], NSEC_PER_USEC);
-	spin_unlock_bh(&arc->lock);
+	l2arc_unlock(lc);
 
 	vals[R_HASH_ELEMENTS] = hashed;
 	vals[R_HASH_TABLE_SIZE] = arc_table_bytes(arc);

@@ -160,7 +160,7 @@ static void l2arc_dtr(struct dm_target *ti)
 	if (lc->arc_ready)
 		arc_exit(&lc->arc);
 	l2arc_pool_exit(&lc->pool);
-	l2arc_l2_exit(lc);
+	l2arc_feed_exit(lc);
 	if (lc->cache)
 		dm_put_device(ti, lc->cache);
 	if (lc->origin)
@@ -298,7 +298,7 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	l2arc_origin_uid(lc);
 	if (lc->cache) {
-		r = l2arc_l2_init(lc, &ti->error);
+		r = l2arc_feed_init(lc, &ti->error);
 		if (r)
 			goto bad;
 	}
@@ -372,14 +372,37 @@ static void l2arc_postsuspend(struct dm_target *ti)
 }
 
 /*
- * Before the device takes I/O: the first time, rebuild the L2ARC from the
- * cache device's log blocks; every time, mark the cache device in use
- * (persist.c).  Never fails: a cache device that cannot be read starts
- * empty, one that cannot be written is dropped.
+ * Before the device takes I/O: a resume other than the first drops every
+ * cached copy (the ARC, the hand-off queue, the slot table, the log) when
+ * the origin changed while the device was suspended; the first time, the
+ * L2ARC is rebuilt from the cache device's log blocks; every time, the
+ * cache device is marked in use (persist.c).  Never fails: a cache device
+ * that cannot be read starts empty, one that cannot be written is
+ * dropped.  The device is suspended: no reclaim may write through it.
  */
+static void l2arc_origin_moved_drop(struct l2arc_c *lc, const char *why)
+{
+	DMWARN("%s: the origin changed while suspended: %s: the ARC and the L2ARC start empty",
+	       lc->name, why);
+	if (lc->cache)
+		l2arc_handoff_drop(lc);
+	l2arc_invalidate_all(lc);
+	l2arc_lock(lc);
+	lc->stats[L2ARC_STAT_ORIGIN_CHANGED_DROPS]++;
+	l2arc_unlock(lc);
+	l2arc_persist_forget(lc);
+}
+
 static int l2arc_preresume(struct dm_target *ti)
 {
-	l2arc_persist_resume(ti->private);
+	struct l2arc_c *lc = ti->private;
+	unsigned int noio = memalloc_noio_save();
+	const char *why = l2arc_persist_origin_moved(lc);
+
+	if (why)
+		l2arc_origin_moved_drop(lc, why);
+	memalloc_noio_restore(noio);
+	l2arc_persist_resume(lc);
 	return 0;
 }
 
@@ -431,7 +454,7 @@ static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 	u64 t1, t2, b1, b2, p, c, l2_blocks, rate, day;
 	int id;
 
-	spin_lock_bh(&lc->arc.lock);
+	l2arc_lock(lc);
 	memcpy(v, lc->stats, sizeof(v));
 	t1 = arc_list_size(&lc->arc, ARC_T1);
 	t2 = arc_list_size(&lc->arc, ARC_T2);
@@ -442,7 +465,7 @@ static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 	l2_blocks = lc->l2_blocks;
 	rate = l2arc_write_rate(lc);
 	day = l2arc_wear_24h(lc);
-	spin_unlock_bh(&lc->arc.lock);
+	l2arc_unlock(lc);
 
 	DMEMIT("%u %llu/%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
 	       lc->block_sectors, t1 + t2, lc->c_max, p, c, t1, t2, b1, b2,
@@ -603,7 +626,7 @@ static int l2arc_verify(struct l2arc_c *lc, char *result, unsigned int maxlen)
 			    lc->name, L2ARC_VERIFY_MAX);
 		return -E2BIG;
 	}
-	spin_lock_bh(&arc->lock);
+	l2arc_lock(lc);
 	for (id = ARC_T1; id <= ARC_LIST_L2ONLY; id++) {
 		list_for_each_entry(hdr, &arc->lists[id], list) {
 			n[id]++;
@@ -643,7 +666,7 @@ static int l2arc_verify(struct l2arc_c *lc, char *result, unsigned int maxlen)
 		if (cls[i] != lc->l2_class_blocks[i])
 			l2arc_verify_bad(lc, &bad, "L2 copies of a class",
 					 cls[i], lc->l2_class_blocks[i]);
-	spin_unlock_bh(&arc->lock);
+	l2arc_unlock(lc);
 
 	if (bad)
 		return -EIO;
@@ -670,12 +693,12 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 	int r;
 
 	if (argc == 1 && !strcmp(argv[0], "clear_stats")) {
-		spin_lock_bh(&lc->arc.lock);
+		l2arc_lock(lc);
 		memset(lc->stats, 0, sizeof(lc->stats));
 		atomic64_set(&lc->runs_deferred, 0);
 		lc->deleted_base = arc_evicted(&lc->arc);
 		lc->l2_errors = 0;	/* counts towards l2arc_max_errors anew */
-		spin_unlock_bh(&lc->arc.lock);
+		l2arc_unlock(lc);
 		return 0;
 	}
 	if (argc == 1 && !strcmp(argv[0], "verify"))
