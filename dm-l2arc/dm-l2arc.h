@@ -32,6 +32,7 @@
 #include "arc.h"
 #include "compat.h"
 #include "l2index.h"
+#include "zfetch.h"
 
 #define DM_MSG_PREFIX "l2arc"
 
@@ -57,9 +58,6 @@
 
 /* Default of zfetch_max_distance, in bytes (OpenZFS <= 2.1's value). */
 #define L2ARC_ZFETCH_MAX_DISTANCE_DEFAULT	(8ULL << 20)
-
-/* Streams the prefetcher follows at once, per device. */
-#define L2ARC_ZFETCH_STREAMS		8
 
 /*
  * A list walk that lost its place across a lock drop (its next header
@@ -180,13 +178,120 @@ struct l2arc_table {
 
 /**
  * enum l2arc_stat - counters of one device, in the order of its arcstats
- * rows (stats.c names them).  All count blocks (one per block a bio
- * touches) unless the name says bytes.
+ * rows (stats.c names them)
+ * @L2ARC_STAT_HITS: reads served from the ARC, no I/O (row hits)
+ * @L2ARC_STAT_IOHITS: reads that joined an in-flight fill (row iohits)
+ * @L2ARC_STAT_MISSES: reads that started an origin read (row misses)
+ * @L2ARC_STAT_DEMAND_DATA_HITS: row demand_data_hits
+ * @L2ARC_STAT_DEMAND_DATA_IOHITS: row demand_data_iohits
+ * @L2ARC_STAT_DEMAND_DATA_MISSES: row demand_data_misses
+ * @L2ARC_STAT_PREFETCH_DATA_HITS: row prefetch_data_hits
+ * @L2ARC_STAT_PREFETCH_DATA_IOHITS: row prefetch_data_iohits
+ * @L2ARC_STAT_PREFETCH_DATA_MISSES: row prefetch_data_misses
+ * @L2ARC_STAT_MRU_HITS: row mru_hits
+ * @L2ARC_STAT_MRU_GHOST_HITS: row mru_ghost_hits
+ * @L2ARC_STAT_MFU_HITS: row mfu_hits
+ * @L2ARC_STAT_MFU_GHOST_HITS: row mfu_ghost_hits
+ * @L2ARC_STAT_HASH_ELEMENTS_MAX: row hash_elements_max
+ * @L2ARC_STAT_PREDICTIVE_PREFETCH: read-ahead fills issued (row
+ *	predictive_prefetch)
+ * @L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH: row
+ *	demand_hit_predictive_prefetch
+ * @L2ARC_STAT_MEMORY_THROTTLE: reads sent uncached: no memory (row
+ *	memory_throttle_count)
+ * @L2ARC_STAT_FILL_DISCARDED: fills not installed: raced a write (row
+ *	fills_discarded)
+ * @L2ARC_STAT_ORIGIN_READ_ERRORS: fills whose origin read failed (row
+ *	origin_read_errors)
+ * @L2ARC_STAT_WRITES: blocks written through (row writes)
+ * @L2ARC_STAT_WRITE_INVALIDATES: cached blocks dropped by writes (row
+ *	write_invalidates)
+ * @L2ARC_STAT_SHRINKS: blocks given back to the shrinker (row arc_shrinks)
+ * @L2ARC_STAT_L2_HITS: ARC misses read from the cache dev (row l2_hits)
+ * @L2ARC_STAT_L2_MISSES: ARC misses not on the cache dev (row l2_misses)
+ * @L2ARC_STAT_L2_FEEDS: feeds that scanned the ARC (row l2_feeds)
+ * @L2ARC_STAT_L2_RW_CLASH: L2 miss: its feed write in flight (row
+ *	l2_rw_clash)
+ * @L2ARC_STAT_L2_READ_BYTES: row l2_read_bytes
+ * @L2ARC_STAT_L2_WRITE_BYTES: row l2_write_bytes
+ * @L2ARC_STAT_L2_WRITES_SENT: feed bios (row l2_writes_sent)
+ * @L2ARC_STAT_L2_WRITES_DONE: row l2_writes_done
+ * @L2ARC_STAT_L2_WRITES_ERROR: row l2_writes_error
+ * @L2ARC_STAT_L2_EVICT_READING: evicted ahead while being read (row
+ *	l2_evict_reading)
+ * @L2ARC_STAT_L2_EVICT_L1CACHED: evicted ahead, still in the ARC (row
+ *	l2_evict_l1cached)
+ * @L2ARC_STAT_L2_EVICT_AHEAD: L2 copies evicted by the hand (row
+ *	l2_evict_ahead)
+ * @L2ARC_STAT_L2_ABORT_LOWMEM: feeds skipped: header memory (row
+ *	l2_abort_lowmem)
+ * @L2ARC_STAT_L2_CKSUM_BAD: row l2_cksum_bad
+ * @L2ARC_STAT_L2_IO_ERROR: row l2_io_error
+ * @L2ARC_STAT_L2_HDR_DROPPED: L2-only headers the shrinker took (row
+ *	l2_hdr_dropped)
+ * @L2ARC_STAT_EVICT_L2_CACHED: bytes evicted from ARC, on L2 (row
+ *	evict_l2_cached)
+ * @L2ARC_STAT_EVICT_L2_ELIGIBLE: bytes evicted, could have gone (row
+ *	evict_l2_eligible)
+ * @L2ARC_STAT_EVICT_L2_INELIGIBLE: bytes evicted, could not (row
+ *	evict_l2_ineligible)
+ * @L2ARC_STAT_READS_AROUND_WRITES: read around, write in flight (row
+ *	reads_around_writes)
+ * @L2ARC_STAT_L2_WRITE_INVALIDATES: L2 copies dropped by writes (row
+ *	l2_write_invalidates)
+ * @L2ARC_STAT_LOCK_HOLD_MAX_NS: longest bulk hold of arc.lock, ns (row
+ *	lock_hold_max_us)
+ * @L2ARC_STAT_READ_BIOS: demand read bios mapped (row read_bios)
+ * @L2ARC_STAT_FILL_RUNS: origin reads of fills (runs) (row fill_runs)
+ * @L2ARC_STAT_FILL_RUN_BLOCKS: blocks in them (row fill_run_blocks)
+ * @L2ARC_STAT_L2_READ_RUNS: cache device reads (runs) (row l2_read_runs)
+ * @L2ARC_STAT_L2_READ_RUN_BLOCKS: blocks in them (row l2_read_run_blocks)
+ * @L2ARC_STAT_PREFETCH_EVICTED_UNUSED: read ahead, never demanded (row
+ *	prefetch_evicted_unused)
+ * @L2ARC_STAT_FILL_RUN_BRIDGED: resident blocks runs read over (row
+ *	fill_run_bridged)
+ * @L2ARC_STAT_L2_HANDOFFS: evicted blocks handed to the feed (row
+ *	l2_handoffs)
+ * @L2ARC_STAT_L2_EVICT_MISSED: eligible, evicted, queue full (row
+ *	l2_evict_missed)
+ * @L2ARC_STAT_L2_LOG_BLK_WRITES: log blocks written (row l2_log_blk_writes)
+ * @L2ARC_STAT_L2_REBUILD_SUCCESS: rebuilds that ran to the end (row
+ *	l2_rebuild_success)
+ * @L2ARC_STAT_L2_REBUILD_UNSUPPORTED: header of another version (row
+ *	l2_rebuild_unsupported)
+ * @L2ARC_STAT_L2_REBUILD_IO_ERRORS: rebuild reads that failed (row
+ *	l2_rebuild_io_errors)
+ * @L2ARC_STAT_L2_REBUILD_DH_ERRORS: header: bad checksum, mismatch (row
+ *	l2_rebuild_dh_errors)
+ * @L2ARC_STAT_L2_REBUILD_CKSUM_LB_ERRORS: log blocks: bad checksum (row
+ *	l2_rebuild_cksum_lb_errors)
+ * @L2ARC_STAT_L2_REBUILD_LOWMEM: rebuilds stopped: header memory (row
+ *	l2_rebuild_lowmem)
+ * @L2ARC_STAT_L2_REBUILD_BUFS: blocks the rebuild made L2-only (row
+ *	l2_rebuild_bufs)
+ * @L2ARC_STAT_L2_REBUILD_LOG_BLKS: log blocks read with entries (row
+ *	l2_rebuild_log_blks)
+ * @L2ARC_STAT_L2_REBUILD_UNCLEAN: header in use: not shut cleanly (row
+ *	l2_rebuild_unclean)
+ * @L2ARC_STAT_L2_REBUILD_TIME_MS: the last rebuild took, ms (row
+ *	l2_rebuild_time_ms)
+ * @L2ARC_STAT_L2_REBUILD_SKIPPED: entries written or read meanwhile (row
+ *	l2_rebuild_skipped)
+ * @L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED: another origin or written (row
+ *	l2_rebuild_origin_changed)
+ * @L2ARC_STAT_ORIGIN_CHANGED_DROPS: resumes that dropped the cache (row
+ *	origin_changed_drops)
+ * @L2ARC_STAT_L2_SLOW_BYPASS: L2 hits read from the origin: slow (row
+ *	l2_slow_bypass)
+ * @L2ARC_STAT_NR: the number of counters
+ *
+ * All count blocks (one per block a bio touches) unless the name says
+ * bytes, ns or ms.  Under arc.lock (lock.h).
  */
 enum l2arc_stat {
-	L2ARC_STAT_HITS,		/* reads served from the ARC, no I/O */
-	L2ARC_STAT_IOHITS,		/* reads that joined an in-flight fill */
-	L2ARC_STAT_MISSES,		/* reads that started an origin read */
+	L2ARC_STAT_HITS,
+	L2ARC_STAT_IOHITS,
+	L2ARC_STAT_MISSES,
 	L2ARC_STAT_DEMAND_DATA_HITS,
 	L2ARC_STAT_DEMAND_DATA_IOHITS,
 	L2ARC_STAT_DEMAND_DATA_MISSES,
@@ -198,60 +303,60 @@ enum l2arc_stat {
 	L2ARC_STAT_MFU_HITS,
 	L2ARC_STAT_MFU_GHOST_HITS,
 	L2ARC_STAT_HASH_ELEMENTS_MAX,
-	L2ARC_STAT_PREDICTIVE_PREFETCH,	/* read-ahead fills issued */
+	L2ARC_STAT_PREDICTIVE_PREFETCH,
 	L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH,
-	L2ARC_STAT_MEMORY_THROTTLE,	/* reads sent uncached: no memory */
-	L2ARC_STAT_FILL_DISCARDED,	/* fills not installed: raced a write */
-	L2ARC_STAT_ORIGIN_READ_ERRORS,	/* fills whose origin read failed */
-	L2ARC_STAT_WRITES,		/* blocks written through */
-	L2ARC_STAT_WRITE_INVALIDATES,	/* cached blocks dropped by writes */
-	L2ARC_STAT_SHRINKS,		/* blocks given back to the shrinker */
-	L2ARC_STAT_L2_HITS,		/* ARC misses read from the cache dev */
-	L2ARC_STAT_L2_MISSES,		/* ARC misses not on the cache dev */
-	L2ARC_STAT_L2_FEEDS,		/* feeds that scanned the ARC */
-	L2ARC_STAT_L2_RW_CLASH,		/* L2 miss: its feed write in flight */
+	L2ARC_STAT_MEMORY_THROTTLE,
+	L2ARC_STAT_FILL_DISCARDED,
+	L2ARC_STAT_ORIGIN_READ_ERRORS,
+	L2ARC_STAT_WRITES,
+	L2ARC_STAT_WRITE_INVALIDATES,
+	L2ARC_STAT_SHRINKS,
+	L2ARC_STAT_L2_HITS,
+	L2ARC_STAT_L2_MISSES,
+	L2ARC_STAT_L2_FEEDS,
+	L2ARC_STAT_L2_RW_CLASH,
 	L2ARC_STAT_L2_READ_BYTES,
 	L2ARC_STAT_L2_WRITE_BYTES,
-	L2ARC_STAT_L2_WRITES_SENT,	/* feed bios */
+	L2ARC_STAT_L2_WRITES_SENT,
 	L2ARC_STAT_L2_WRITES_DONE,
 	L2ARC_STAT_L2_WRITES_ERROR,
-	L2ARC_STAT_L2_EVICT_READING,	/* evicted ahead while being read */
-	L2ARC_STAT_L2_EVICT_L1CACHED,	/* evicted ahead, still in the ARC */
-	L2ARC_STAT_L2_EVICT_AHEAD,	/* L2 copies evicted by the hand */
-	L2ARC_STAT_L2_ABORT_LOWMEM,	/* feeds skipped: header memory */
+	L2ARC_STAT_L2_EVICT_READING,
+	L2ARC_STAT_L2_EVICT_L1CACHED,
+	L2ARC_STAT_L2_EVICT_AHEAD,
+	L2ARC_STAT_L2_ABORT_LOWMEM,
 	L2ARC_STAT_L2_CKSUM_BAD,
 	L2ARC_STAT_L2_IO_ERROR,
-	L2ARC_STAT_L2_HDR_DROPPED,	/* L2-only headers the shrinker took */
-	L2ARC_STAT_EVICT_L2_CACHED,	/* bytes evicted from ARC, on L2 */
-	L2ARC_STAT_EVICT_L2_ELIGIBLE,	/* bytes evicted, could have gone */
-	L2ARC_STAT_EVICT_L2_INELIGIBLE,	/* bytes evicted, could not */
-	L2ARC_STAT_READS_AROUND_WRITES,	/* read around, write in flight */
-	L2ARC_STAT_L2_WRITE_INVALIDATES,/* L2 copies dropped by writes */
-	L2ARC_STAT_LOCK_HOLD_MAX_NS,	/* longest bulk hold of arc.lock */
-	L2ARC_STAT_READ_BIOS,		/* demand read bios mapped */
-	L2ARC_STAT_FILL_RUNS,		/* origin reads of fills (runs) */
-	L2ARC_STAT_FILL_RUN_BLOCKS,	/* blocks in them */
-	L2ARC_STAT_L2_READ_RUNS,	/* cache device reads (runs) */
-	L2ARC_STAT_L2_READ_RUN_BLOCKS,	/* blocks in them */
-	L2ARC_STAT_PREFETCH_EVICTED_UNUSED, /* read ahead, never demanded */
-	L2ARC_STAT_FILL_RUN_BRIDGED,	/* resident blocks runs read over */
-	L2ARC_STAT_L2_HANDOFFS,		/* evicted blocks handed to the feed */
-	L2ARC_STAT_L2_EVICT_MISSED,	/* eligible, evicted, queue full */
-	L2ARC_STAT_L2_LOG_BLK_WRITES,	/* log blocks written */
-	L2ARC_STAT_L2_REBUILD_SUCCESS,	/* rebuilds that ran to the end */
-	L2ARC_STAT_L2_REBUILD_UNSUPPORTED, /* header of another version */
-	L2ARC_STAT_L2_REBUILD_IO_ERRORS, /* rebuild reads that failed */
-	L2ARC_STAT_L2_REBUILD_DH_ERRORS, /* header: bad checksum, mismatch */
-	L2ARC_STAT_L2_REBUILD_CKSUM_LB_ERRORS, /* log blocks: bad checksum */
-	L2ARC_STAT_L2_REBUILD_LOWMEM,	/* rebuilds stopped: header memory */
-	L2ARC_STAT_L2_REBUILD_BUFS,	/* blocks the rebuild made L2-only */
-	L2ARC_STAT_L2_REBUILD_LOG_BLKS,	/* log blocks read with entries */
-	L2ARC_STAT_L2_REBUILD_UNCLEAN,	/* header in use: not shut cleanly */
-	L2ARC_STAT_L2_REBUILD_TIME_MS,	/* the last rebuild took, ms */
-	L2ARC_STAT_L2_REBUILD_SKIPPED,	/* entries written or read meanwhile */
-	L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED, /* another origin or written */
-	L2ARC_STAT_ORIGIN_CHANGED_DROPS, /* resumes that dropped the cache */
-	L2ARC_STAT_L2_SLOW_BYPASS,	/* L2 hits read from the origin: slow */
+	L2ARC_STAT_L2_HDR_DROPPED,
+	L2ARC_STAT_EVICT_L2_CACHED,
+	L2ARC_STAT_EVICT_L2_ELIGIBLE,
+	L2ARC_STAT_EVICT_L2_INELIGIBLE,
+	L2ARC_STAT_READS_AROUND_WRITES,
+	L2ARC_STAT_L2_WRITE_INVALIDATES,
+	L2ARC_STAT_LOCK_HOLD_MAX_NS,
+	L2ARC_STAT_READ_BIOS,
+	L2ARC_STAT_FILL_RUNS,
+	L2ARC_STAT_FILL_RUN_BLOCKS,
+	L2ARC_STAT_L2_READ_RUNS,
+	L2ARC_STAT_L2_READ_RUN_BLOCKS,
+	L2ARC_STAT_PREFETCH_EVICTED_UNUSED,
+	L2ARC_STAT_FILL_RUN_BRIDGED,
+	L2ARC_STAT_L2_HANDOFFS,
+	L2ARC_STAT_L2_EVICT_MISSED,
+	L2ARC_STAT_L2_LOG_BLK_WRITES,
+	L2ARC_STAT_L2_REBUILD_SUCCESS,
+	L2ARC_STAT_L2_REBUILD_UNSUPPORTED,
+	L2ARC_STAT_L2_REBUILD_IO_ERRORS,
+	L2ARC_STAT_L2_REBUILD_DH_ERRORS,
+	L2ARC_STAT_L2_REBUILD_CKSUM_LB_ERRORS,
+	L2ARC_STAT_L2_REBUILD_LOWMEM,
+	L2ARC_STAT_L2_REBUILD_BUFS,
+	L2ARC_STAT_L2_REBUILD_LOG_BLKS,
+	L2ARC_STAT_L2_REBUILD_UNCLEAN,
+	L2ARC_STAT_L2_REBUILD_TIME_MS,
+	L2ARC_STAT_L2_REBUILD_SKIPPED,
+	L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED,
+	L2ARC_STAT_ORIGIN_CHANGED_DROPS,
+	L2ARC_STAT_L2_SLOW_BYPASS,
 	L2ARC_STAT_NR,
 };
 
@@ -313,20 +418,6 @@ struct l2arc_wrange {
 };
 
 /**
- * struct l2arc_stream - one sequential read stream (zfetch)
- * @next: the block a continuing stream reads next
- * @pf_end: first block not yet read ahead
- * @distance: current read-ahead distance, blocks
- * @last_used: jiffies of the last access; the oldest stream is reused
- */
-struct l2arc_stream {
-	u64 next;
-	u64 pf_end;
-	u64 distance;
-	unsigned long last_used;
-};
-
-/**
  * struct l2arc_buf - one block's data, in order-0 pages (buf.c)
  * @ref: references (the ARC's while resident, a fill's, a reader's while
  *       it copies, the feed's while it writes or while the buffer waits in
@@ -385,6 +476,8 @@ struct l2arc_rb_range {
 	u64 last;
 };
 
+struct l2arc_owner;
+
 /**
  * struct l2arc_c - one l2arc target instance
  * @ti: the dm target
@@ -397,10 +490,10 @@ struct l2arc_rb_range {
  * @nr_blocks: blocks mapped by the target (ti->len / @block_sectors)
  * @c_max: this device's arc_max, in blocks
  * @c_min: this device's arc_min, in blocks, 16..@c_max
- * @arc: the ARC directory; @arc.lock also protects @stats, @streams,
+ * @arc: the ARC directory; @arc.lock also protects @stats, @zf,
  *       @last_shrink and the l2_* fields
  * @stats: counters, see &enum l2arc_stat; under @arc.lock
- * @streams: sequential streams followed by the prefetcher
+ * @zf: the streams read-ahead follows (zfetch.h)
  * @last_shrink: jiffies of the shrinker's last scan
  * @mem_checked: jiffies of the last look at MemAvailable (l2arc_grow())
  * @mem_short: MemAvailable was below arc_sys_free then
@@ -540,8 +633,6 @@ struct l2arc_rb_range {
  *
  * @l2_failed is also read without @arc.lock.
  */
-struct l2arc_owner;
-
 struct l2arc_c {
 	struct dm_target *ti;
 	struct dm_dev *origin;
@@ -555,7 +646,7 @@ struct l2arc_c {
 	u64 c_min;
 	struct arc arc;
 	u64 stats[L2ARC_STAT_NR];
-	struct l2arc_stream streams[L2ARC_ZFETCH_STREAMS];
+	struct l2arc_zfetch zf;
 	unsigned long last_shrink;
 	unsigned long mem_checked;
 	bool mem_short;
@@ -662,6 +753,36 @@ struct l2arc_c {
 static inline unsigned int l2arc_block_bytes(const struct l2arc_c *lc)
 {
 	return lc->block_sectors << SECTOR_SHIFT;
+}
+
+/**
+ * l2arc_hdr_fill() - the fill of a header whose block is being read
+ * @hdr: a resident header with %ARC_F_IO_IN_PROGRESS
+ *
+ * &arc_hdr.data holds a struct l2arc_fill while %ARC_F_IO_IN_PROGRESS is
+ * set, a struct l2arc_buf once the block is read; these two accessors
+ * check the flag (a warning, once, when it says otherwise).
+ *
+ * Context: arc.lock held.
+ * Return: the fill.
+ */
+static inline struct l2arc_fill *l2arc_hdr_fill(const struct arc_hdr *hdr)
+{
+	WARN_ON_ONCE(!(hdr->flags & ARC_F_IO_IN_PROGRESS));
+	return hdr->data;
+}
+
+/**
+ * l2arc_hdr_buf() - the data of a resident header whose block is read
+ * @hdr: a resident header without %ARC_F_IO_IN_PROGRESS
+ *
+ * Context: arc.lock held.
+ * Return: its buffer (see l2arc_hdr_fill()).
+ */
+static inline struct l2arc_buf *l2arc_hdr_buf(const struct arc_hdr *hdr)
+{
+	WARN_ON_ONCE(hdr->flags & ARC_F_IO_IN_PROGRESS);
+	return hdr->data;
 }
 
 /**

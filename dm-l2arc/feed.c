@@ -146,7 +146,7 @@ static void l2arc_take(struct l2arc_c *lc, struct l2arc_wentry *w,
 		       struct arc_hdr *hdr)
 {
 	w->hdr = hdr;
-	w->buf = hdr->data;
+	w->buf = l2arc_hdr_buf(hdr);
 	w->handoff = false;
 	l2arc_buf_get(w->buf);
 	l2arc_mark_writing(lc, hdr);
@@ -794,6 +794,96 @@ static unsigned long l2arc_feed_next(struct l2arc_c *lc)
 	return time_before(next, now) ? now : next;
 }
 
+/**
+ * struct l2arc_feed_plan - what one feed may write and scan
+ * @win_max: the window's budget, bytes (at least one block)
+ * @budget: what the scan may write, bytes (capped at c blocks)
+ * @n_max: blocks it may write (the hand-off queue may take them all)
+ * @scan_max: blocks the scan of the lists may take, >= 1
+ * @depth: headers the scan may look at per list (l2arc_headroom)
+ * @noprefetch: l2arc_noprefetch
+ */
+struct l2arc_feed_plan {
+	u64 win_max;
+	u64 budget;
+	unsigned int n_max;
+	unsigned int scan_max;
+	u64 depth;
+	bool noprefetch;
+};
+
+/*
+ * This feed's share of its window's budget, capped by a quarter of the
+ * cache device and by the wear cap.  Returns false when that is not one
+ * block (the window spent, or the wear cap).
+ */
+static bool l2arc_feed_plan(struct l2arc_c *lc, bool message,
+			    struct l2arc_feed_plan *p)
+{
+	unsigned int bytes = l2arc_block_bytes(lc);
+	u64 budget, headroom;
+
+	p->win_max = l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_MAX);
+	if (!arc_is_warm(&lc->arc))
+		p->win_max += l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_BOOST);
+	/* at least one block (OpenZFS rounds up to one buffer) */
+	p->win_max = max_t(u64, p->win_max, bytes);
+	l2arc_lock(lc);
+	l2arc_win_enter(lc, message);
+	budget = p->win_max - min(p->win_max, lc->win_used);
+	l2arc_unlock(lc);
+	/*
+	 * Never more than a quarter of the cache device (as OpenZFS).  The
+	 * scan of the lists takes no more than the ARC holds either: it
+	 * writes only resident blocks, and with its budget capped at c,
+	 * "wrote more than half its budget" (l2arc_feed_again) still means
+	 * a busy feed when write_max is far larger than the ARC.  The
+	 * hand-off queue, taken first, may use the whole budget.
+	 */
+	budget = min_t(u64, budget, (lc->l2_nr_slots / 4) * bytes);
+	budget = min(budget, l2arc_dwpd_budget(lc));
+	if (budget < bytes)
+		return false;
+	p->n_max = div_u64(budget, bytes);
+	budget = min_t(u64, budget, arc_c(&lc->arc) * bytes);
+	p->budget = budget;	/* "busy": wrote more than half of this */
+	p->scan_max = max_t(u64, 1, div_u64(budget, bytes));
+	headroom = l2arc_dev_param(&lc->tun, L2ARC_P_HEADROOM);
+	p->depth = headroom ? (u64)p->scan_max * headroom : U64_MAX;
+	p->noprefetch = l2arc_dev_param(&lc->tun, L2ARC_P_NOPREFETCH);
+	return true;
+}
+
+/*
+ * Count a written batch of @n blocks in @sent bios: the statistics, the
+ * wear, the window.  Returns the bytes written (0 when the batch failed).
+ */
+static u64 l2arc_feed_account(struct l2arc_c *lc, struct l2arc_feed_plan *p,
+			      unsigned int n, unsigned int sent, bool ok)
+{
+	unsigned int bytes = l2arc_block_bytes(lc);
+	u64 wrote = 0;
+
+	l2arc_lock(lc);
+	lc->stats[L2ARC_STAT_L2_WRITES_SENT] += sent;
+	if (ok) {
+		lc->stats[L2ARC_STAT_L2_WRITES_DONE] += sent;
+		lc->stats[L2ARC_STAT_L2_WRITE_BYTES] += (u64)n * bytes;
+		wrote = (u64)n * bytes;
+	} else {
+		lc->stats[L2ARC_STAT_L2_WRITES_ERROR] += sent;
+		l2arc_l2_error(lc);
+	}
+	/* a failed batch wore the device too, and used the window */
+	l2arc_wear_add(lc, (u64)n * bytes);
+	lc->win_used += (u64)n * bytes;
+	lc->win_busy |= wrote > p->budget / 2;
+	lc->win_spent = lc->win_used + bytes > p->win_max;
+	l2arc_unlock(lc);
+	lc->dwpd_tokens -= min(lc->dwpd_tokens, (u64)n * bytes);
+	return wrote;
+}
+
 /*
  * One feed: write the ARC's tails to the cache device.  @message: a feed
  * by message (else the timer's, or a hand-off's).  The feeds of one feed
@@ -806,13 +896,11 @@ static unsigned long l2arc_feed_next(struct l2arc_c *lc)
  */
 static u64 l2arc_feed_locked(struct l2arc_c *lc, bool message)
 {
-	unsigned int bytes = l2arc_block_bytes(lc), n_max, scan_max, n = 0;
-	unsigned int sent, i;
 	struct l2arc_wentry *w = NULL;
+	struct l2arc_feed_plan p;
+	unsigned int sent, i, noio, n = 0;
 	struct l2arc_wbatch b;
-	unsigned int noio;
-	bool noprefetch;
-	u64 depth, headroom, start, wrote = 0, win_max, budget;
+	u64 start, wrote = 0;
 
 	lockdep_assert_held(&lc->feed_mutex);
 	if (!lc->cache)
@@ -825,39 +913,12 @@ static u64 l2arc_feed_locked(struct l2arc_c *lc, bool message)
 			l2arc_l2_drop_all(lc);
 		goto out;
 	}
-
-	win_max = l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_MAX);
-	if (!arc_is_warm(&lc->arc))
-		win_max += l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_BOOST);
-	/* at least one block (OpenZFS rounds up to one buffer) */
-	win_max = max_t(u64, win_max, bytes);
-	l2arc_lock(lc);
-	l2arc_win_enter(lc, message);
-	budget = win_max - min(win_max, lc->win_used);
-	l2arc_unlock(lc);
-	/*
-	 * Never more than a quarter of the cache device (as OpenZFS).  The
-	 * scan of the lists takes no more than the ARC holds either: it
-	 * writes only resident blocks, and with its budget capped at c,
-	 * "wrote more than half its budget" (l2arc_feed_again) still means
-	 * a busy feed when write_max is far larger than the ARC.  The
-	 * hand-off queue, taken first, may use the whole budget.
-	 */
-	budget = min_t(u64, budget, (lc->l2_nr_slots / 4) * bytes);
-	budget = min(budget, l2arc_dwpd_budget(lc));
-	/* the window spent, or the wear cap: not one block yet */
-	if (budget < bytes)
+	if (!l2arc_feed_plan(lc, message, &p))
 		goto out;
-	n_max = div_u64(budget, bytes);
-	budget = min_t(u64, budget, arc_c(&lc->arc) * bytes);
-	scan_max = max_t(u64, 1, div_u64(budget, bytes));
-	headroom = l2arc_dev_param(&lc->tun, L2ARC_P_HEADROOM);
-	depth = headroom ? (u64)scan_max * headroom : U64_MAX;
-	noprefetch = l2arc_dev_param(&lc->tun, L2ARC_P_NOPREFETCH);
 
 	/* the batch may be large: vmalloc may serve it, but no I/O */
 	noio = memalloc_noio_save();
-	w = kvmalloc_array(n_max, sizeof(*w), GFP_KERNEL | __GFP_NOWARN);
+	w = kvmalloc_array(p.n_max, sizeof(*w), GFP_KERNEL | __GFP_NOWARN);
 	memalloc_noio_restore(noio);
 
 	l2arc_lock(lc);
@@ -874,9 +935,10 @@ static u64 l2arc_feed_locked(struct l2arc_c *lc, bool message)
 	}
 	l2arc_unlock(lc);
 
-	n = l2arc_collect_handoff(lc, w, n_max);
-	if (n < scan_max)
-		n += l2arc_collect(lc, w + n, scan_max - n, depth, noprefetch);
+	n = l2arc_collect_handoff(lc, w, p.n_max);
+	if (n < p.scan_max)
+		n += l2arc_collect(lc, w + n, p.scan_max - n, p.depth,
+				   p.noprefetch);
 	if (!n)
 		goto out;
 	start = l2arc_region_claim(lc, n);
@@ -889,23 +951,7 @@ static u64 l2arc_feed_locked(struct l2arc_c *lc, bool message)
 	sent = l2arc_write_batch(lc, w, n, &b);
 
 	l2arc_finish_batch(lc, w, n, b.error == BLK_STS_OK);
-	l2arc_lock(lc);
-	lc->stats[L2ARC_STAT_L2_WRITES_SENT] += sent;
-	if (b.error == BLK_STS_OK) {
-		lc->stats[L2ARC_STAT_L2_WRITES_DONE] += sent;
-		lc->stats[L2ARC_STAT_L2_WRITE_BYTES] += (u64)n * bytes;
-		wrote = (u64)n * bytes;
-	} else {
-		lc->stats[L2ARC_STAT_L2_WRITES_ERROR] += sent;
-		l2arc_l2_error(lc);
-	}
-	/* a failed batch wore the device too, and used the window */
-	l2arc_wear_add(lc, (u64)n * bytes);
-	lc->win_used += (u64)n * bytes;
-	lc->win_busy |= wrote > budget / 2;
-	lc->win_spent = lc->win_used + bytes > win_max;
-	l2arc_unlock(lc);
-	lc->dwpd_tokens -= min(lc->dwpd_tokens, (u64)n * bytes);
+	wrote = l2arc_feed_account(lc, &p, n, sent, b.error == BLK_STS_OK);
 	/* the log blocks that describe the batch, and any others changed */
 	if (b.error == BLK_STS_OK)
 		l2arc_log_write_dirty(lc);

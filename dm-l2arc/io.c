@@ -757,149 +757,246 @@ static struct l2arc_run *l2arc_run_new(struct l2arc_c *lc, unsigned int max,
 	return run;
 }
 
+/**
+ * struct l2arc_map - one pass of l2arc_map_blocks() over a read's blocks
+ * @lc: the device
+ * @io: the demand read, or NULL for read-ahead
+ * @bio: @io's bio, or NULL
+ * @it: where the next block's part of @bio starts
+ * @run: the run the last miss joined, or NULL
+ * @tail: where the next new run is linked (the end of the caller's list)
+ * @max_run: blocks a run may take, at most L2ARC_RUN_MAX_BLOCKS
+ * @bridge: resident blocks the origin run still reads over
+ * @last: the last block of the pass
+ * @prefetch: read-ahead (@io is NULL)
+ */
+struct l2arc_map {
+	struct l2arc_c *lc;
+	struct l2arc_io *io;
+	struct bio *bio;
+	struct bvec_iter it;
+	struct l2arc_run *run;
+	struct l2arc_run **tail;
+	unsigned int max_run;
+	unsigned int bridge;
+	u64 last;
+	bool prefetch;
+};
+
+/**
+ * struct l2arc_miss - what a miss needs before its access is taken
+ * @buf: the new ARC buffer
+ * @spare: a new header, when the block had none
+ * @slot: the slot of its L2 copy (0 when it reads the origin)
+ * @from_l2: it reads the cache device
+ */
+struct l2arc_miss {
+	struct l2arc_buf *buf;
+	struct arc_hdr *spare;
+	u32 slot;
+	bool from_l2;
+};
+
+/*
+ * Step "part": the demand read's wait for block @b: which part of the bio
+ * it is, in one walk of the bio.
+ */
+static struct l2arc_wait *l2arc_map_part(struct l2arc_map *m, u64 b,
+					 u64 first)
+{
+	struct l2arc_wait *w;
+	sector_t s, e;
+
+	if (!m->io)
+		return NULL;
+	w = &m->io->waits[b - first];
+	l2arc_io_part(m->lc, m->io, b, &s, &e);
+	w->io = m->io;
+	w->block = b;
+	w->iter = m->it;
+	bio_advance_iter(m->bio, &m->it, (e - s) << SECTOR_SHIFT);
+	return w;
+}
+
+/*
+ * Step "skip": a resident block may be read over by the origin run (a
+ * few between misses); read-ahead leaves a resident block alone and skips
+ * a block being written.  Returns true when the block is done with.
+ */
+static bool l2arc_map_skip(struct l2arc_map *m, u64 b, struct arc_hdr *hdr,
+			   bool resident)
+{
+	struct l2arc_c *lc = m->lc;
+
+	if (resident) {
+		if (!m->bridge)
+			m->bridge = l2arc_run_bridge(lc, m->run, b, m->last,
+						     m->prefetch);
+		if (m->bridge && l2arc_run_read_over(lc, m->run, b))
+			m->bridge--;
+		else
+			m->bridge = 0;
+	}
+	if (!m->prefetch)
+		return false;
+	if (resident) {
+		/* a read-ahead of a resident block changes nothing */
+		l2arc_count(lc, ARC_HIT_MRU + (hdr->state == ARC_MFU),
+			    hdr->flags & ARC_F_IO_IN_PROGRESS, true);
+		return true;
+	}
+	if (l2arc_wr_overlaps(lc, b, b)) {
+		/* a write is in flight: read ahead later, if at all */
+		lc->stats[L2ARC_STAT_READS_AROUND_WRITES]++;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Step "miss", before the access: a buffer, a header if none (which takes
+ * the block's indexed L2 copy, if any), a place in a run.  Returns false,
+ * with nothing left allocated, when memory is short.
+ */
+static bool l2arc_map_miss_prep(struct l2arc_map *m, u64 b,
+				struct arc_hdr *hdr, struct l2arc_miss *x)
+{
+	struct l2arc_c *lc = m->lc;
+	gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
+
+	x->slot = L2ARC_SLOT_NONE;
+	if (hdr && (hdr->flags & ARC_F_L2))
+		x->slot = hdr->l2_slot;
+	else if (!hdr)
+		x->slot = l2arc_l2_find(lc, b);
+	x->from_l2 = x->slot != L2ARC_SLOT_NONE &&
+		     l2arc_l2_readable(lc, x->slot);
+	if (!x->from_l2)
+		x->slot = 0;
+	x->buf = l2arc_buf_alloc(lc, gfp);
+	if (!hdr)
+		x->spare = arc_hdr_alloc(gfp);
+	if (x->buf && (hdr || x->spare) &&
+	    !l2arc_run_takes(m->run, b, x->from_l2, x->slot))
+		m->run = l2arc_run_new(lc, min_t(u64, m->max_run,
+						 m->last - b + 1),
+				       b, x->from_l2, x->slot, &m->tail);
+	if (x->buf && (hdr || x->spare) && m->run)
+		return true;
+	if (x->buf)
+		l2arc_buf_put(lc, x->buf);
+	arc_hdr_free(x->spare);
+	return false;
+}
+
+/* Step "hit" or "iohit": the read takes the buffer or waits for its fill. */
+static void l2arc_map_hit(struct l2arc_map *m, struct l2arc_wait *w,
+			  struct arc_hdr *hdr, int r, bool was_prefetch)
+{
+	struct l2arc_c *lc = m->lc;
+	bool iohit = hdr->flags & ARC_F_IO_IN_PROGRESS;
+	struct l2arc_fill *f;
+
+	l2arc_count(lc, r, iohit, false);
+	if (was_prefetch)
+		lc->stats[L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH]++;
+	if (iohit) {
+		f = l2arc_hdr_fill(hdr);
+		w->next = f->waiters;
+		f->waiters = w;
+		atomic_inc(&m->io->pending);
+	} else {
+		w->hit = l2arc_hdr_buf(hdr);
+		l2arc_buf_get(w->hit);
+	}
+}
+
+/* Step "miss", after the access: the fill joins the run. */
+static void l2arc_map_miss(struct l2arc_map *m, struct l2arc_wait *w,
+			   struct arc_hdr *hdr, struct l2arc_miss *x, int r)
+{
+	struct l2arc_c *lc = m->lc;
+	struct l2arc_fill *f;
+
+	l2arc_count(lc, r, false, m->prefetch);
+	if (m->prefetch)
+		lc->stats[L2ARC_STAT_PREDICTIVE_PREFETCH]++;
+	else
+		l2arc_grow(lc);
+	f = &m->run->f[m->run->nr++];
+	l2arc_fill_attach(lc, f, hdr, x->buf, x->from_l2);
+	lc->stats[x->from_l2 ? L2ARC_STAT_L2_READ_RUN_BLOCKS :
+			       L2ARC_STAT_FILL_RUN_BLOCKS]++;
+	if (w) {
+		w->next = NULL;
+		f->waiters = w;
+		atomic_inc(&m->io->pending);
+	}
+}
+
 /*
  * Take the accesses of blocks [@first, @last] in order and sort them
  * (see the theory of operation): for the demand read @io, or for
  * read-ahead when @io is NULL (resident blocks are then left alone).
- * Buffers, headers and runs are allocated here without sleeping.  Runs to
- * submit are added to *@runs.  arc.lock held; for a demand read, no write
- * of these blocks in flight (read-ahead skips the blocks being written).
- * Returns the first block not handled (@last + 1 when all were;
- * memory was short for that one).
+ * Each block is classified -- skip, hit, iohit or miss -- and handled by
+ * that case's step.  Buffers, headers and runs are allocated here without
+ * sleeping.  Runs to submit are added to *@runs.  arc.lock held; for a
+ * demand read, no write of these blocks in flight (read-ahead skips the
+ * blocks being written).  Returns the first block not handled (@last + 1
+ * when all were; memory was short for that one).
  */
 static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 			    struct l2arc_io *io, struct l2arc_run **runs)
 {
-	gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
-	unsigned int max_run = min_t(unsigned int, L2ARC_RUN_MAX_BLOCKS,
-				     BIO_MAX_VECS / lc->block_pages);
-	struct l2arc_run *run = NULL, **tail = runs;
-	struct bio *bio = io ? l2arc_io_bio(io) : NULL;
-	struct bvec_iter it = bio ? bio->bi_iter : (struct bvec_iter){};
-	unsigned int bridge = 0;
-	bool prefetch = !io;
+	struct l2arc_map m = {
+		.lc = lc, .io = io, .tail = runs, .last = last,
+		.bio = io ? l2arc_io_bio(io) : NULL, .prefetch = !io,
+		.max_run = min_t(unsigned int, L2ARC_RUN_MAX_BLOCKS,
+				 BIO_MAX_VECS / lc->block_pages),
+	};
 	u64 b;
 
-	while (*tail)
-		tail = &(*tail)->next;
+	l2arc_assert_locked(lc);
+	if (m.bio)
+		m.it = m.bio->bi_iter;
+	while (*m.tail)
+		m.tail = &(*m.tail)->next;
 	for (b = first; b <= last; b++) {
-		struct l2arc_wait *w = io ? &io->waits[b - first] : NULL;
+		struct l2arc_wait *w = l2arc_map_part(&m, b, first);
 		struct arc_hdr *hdr = arc_lookup(&lc->arc, to_oblock(b));
-		struct arc_hdr *spare = NULL;
-		struct l2arc_buf *buf = NULL;
 		bool resident = hdr && (hdr->state == ARC_MRU ||
 					hdr->state == ARC_MFU);
-		bool from_l2 = false, was_prefetch;
-		u32 slot = L2ARC_SLOT_NONE;
-		struct l2arc_fill *f;
-		sector_t s, e;
+		struct l2arc_miss x = {};
+		bool was_prefetch;
 		int r;
 
-		if (w) {
-			/* this block's part of the bio, in one walk of it */
-			l2arc_io_part(lc, io, b, &s, &e);
-			w->io = io;
-			w->block = b;
-			w->iter = it;
-			bio_advance_iter(bio, &it, (e - s) << SECTOR_SHIFT);
-		}
-		if (resident) {
-			/* a few resident blocks between misses: read over */
-			if (!bridge)
-				bridge = l2arc_run_bridge(lc, run, b, last,
-							  prefetch);
-			if (bridge && l2arc_run_read_over(lc, run, b))
-				bridge--;
-			else
-				bridge = 0;
-		}
-		if (prefetch && resident) {
-			/* a read-ahead of a resident block changes nothing */
-			l2arc_count(lc, ARC_HIT_MRU + (hdr->state == ARC_MFU),
-				    hdr->flags & ARC_F_IO_IN_PROGRESS, true);
+		if (l2arc_map_skip(&m, b, hdr, resident))
 			continue;
-		}
-		if (prefetch && l2arc_wr_overlaps(lc, b, b)) {
-			/* a write is in flight: read ahead later, if at all */
-			lc->stats[L2ARC_STAT_READS_AROUND_WRITES]++;
-			continue;
-		}
-		if (!resident) {
-			/*
-			 * a fill: a buffer, a header if none (which takes
-			 * the block's indexed L2 copy, if any), a run
-			 */
-			if (hdr && (hdr->flags & ARC_F_L2))
-				slot = hdr->l2_slot;
-			else if (!hdr)
-				slot = l2arc_l2_find(lc, b);
-			from_l2 = slot != L2ARC_SLOT_NONE &&
-				  l2arc_l2_readable(lc, slot);
-			if (!from_l2)
-				slot = 0;
-			buf = l2arc_buf_alloc(lc, gfp);
-			if (!hdr)
-				spare = arc_hdr_alloc(gfp);
-			if (buf && (hdr || spare) &&
-			    !l2arc_run_takes(run, b, from_l2, slot))
-				run = l2arc_run_new(lc, min_t(u64, max_run,
-							      last - b + 1), b,
-						    from_l2, slot, &tail);
-			if (!buf || (!hdr && !spare) || !run) {
-				if (buf)
-					l2arc_buf_put(lc, buf);
-				arc_hdr_free(spare);
-				l2arc_throttled(lc);
-				l2arc_run_trim(lc, run);
-				return b;
-			}
-		}
+		if (!resident && !l2arc_map_miss_prep(&m, b, hdr, &x))
+			goto short_of_memory;
 		was_prefetch = hdr && (hdr->flags & ARC_F_PREFETCH);
 		r = arc_access(&lc->arc, to_oblock(b),
-			       prefetch ? ARC_ACCESS_PREFETCH : 0, &spare, &hdr);
-		arc_hdr_free(spare);	/* not used: the block had a header */
+			       m.prefetch ? ARC_ACCESS_PREFETCH : 0,
+			       &x.spare, &hdr);
+		arc_hdr_free(x.spare);	/* not used: the block had a header */
 		if (r < 0 || WARN_ON_ONCE(resident != (r == ARC_HIT_MRU ||
 						       r == ARC_HIT_MFU))) {
 			/* r < 0: no memory for the directory's table */
-			if (buf)
-				l2arc_buf_put(lc, buf);
-			l2arc_throttled(lc);
-			l2arc_run_trim(lc, run);
-			return b;
+			if (x.buf)
+				l2arc_buf_put(lc, x.buf);
+			goto short_of_memory;
 		}
-		if (resident) {
-			bool iohit = hdr->flags & ARC_F_IO_IN_PROGRESS;
-
-			l2arc_count(lc, r, iohit, false);
-			if (was_prefetch)
-				lc->stats[L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH]++;
-			if (iohit) {
-				f = hdr->data;
-				w->next = f->waiters;
-				f->waiters = w;
-				atomic_inc(&io->pending);
-			} else {
-				w->hit = hdr->data;
-				l2arc_buf_get(w->hit);
-			}
-			continue;
-		}
-		l2arc_count(lc, r, false, prefetch);
-		if (prefetch)
-			lc->stats[L2ARC_STAT_PREDICTIVE_PREFETCH]++;
+		if (resident)
+			l2arc_map_hit(&m, w, hdr, r, was_prefetch);
 		else
-			l2arc_grow(lc);
-		f = &run->f[run->nr++];
-		l2arc_fill_attach(lc, f, hdr, buf, from_l2);
-		lc->stats[from_l2 ? L2ARC_STAT_L2_READ_RUN_BLOCKS :
-				    L2ARC_STAT_FILL_RUN_BLOCKS]++;
-		if (io) {
-			w->next = NULL;
-			f->waiters = w;
-			atomic_inc(&io->pending);
-		}
+			l2arc_map_miss(&m, w, hdr, &x, r);
 	}
 	l2arc_note_hash_max(lc);
+	return b;
+
+short_of_memory:
+	l2arc_throttled(lc);
+	l2arc_run_trim(lc, m.run);
 	return b;
 }
 
@@ -915,18 +1012,14 @@ static void l2arc_prefetch_range(struct l2arc_c *lc, u64 first, u64 last)
 }
 
 /*
- * zfetch: follow sequential streams of demand reads and read ahead of
- * them, as ZFS's dmu_zfetch does: a read of blocks [@first, @last] that
- * continues a stream (its next block is @first) sets the read-ahead
- * distance to twice what it was, or twice the read's length if that is
- * more, up to zfetch_max_distance and an eighth of c, and reads ahead the
- * blocks up to that distance past @last not read ahead yet.
+ * Read ahead of a demand read of blocks [@first, @last] when it continues
+ * a sequential stream (zfetch.c decides how far), unless read-ahead is
+ * off (prefetch_disable, or the table's feature).
  */
 static void l2arc_zfetch(struct l2arc_c *lc, u64 first, u64 last)
 {
-	u64 max_dist, from = 0, to = 0, nr = last - first + 1;
-	struct l2arc_stream *s, *oldest = &lc->streams[0];
-	int i;
+	u64 max_dist, from, to;
+	bool ahead;
 
 	if (lc->table.prefetch_disable ||
 	    l2arc_param(L2ARC_P_PREFETCH_DISABLE))
@@ -942,32 +1035,56 @@ static void l2arc_zfetch(struct l2arc_c *lc, u64 first, u64 last)
 			   max_t(u64, 1, READ_ONCE(lc->arc.c) / 8));
 
 	l2arc_lock(lc);
-	for (i = 0; i < L2ARC_ZFETCH_STREAMS; i++) {
-		s = &lc->streams[i];
-		if (s->next == first && s->last_used)
-			break;
-		if (time_before(s->last_used, oldest->last_used))
-			oldest = s;
-	}
-	if (i == L2ARC_ZFETCH_STREAMS) {
-		/* a new stream: confirmed by the next sequential read */
-		s = oldest;
-		s->next = last + 1;
-		s->pf_end = last + 1;
-		s->distance = 0;
-	} else {
-		s->next = last + 1;
-		s->distance = min(max_dist, max(2 * s->distance, 2 * nr));
-		from = max(s->pf_end, last + 1);
-		to = min(last + 1 + s->distance, lc->nr_blocks);
-		if (to > s->pf_end)
-			s->pf_end = to;
-	}
-	s->last_used = jiffies | 1;
+	ahead = l2arc_zfetch_access(&lc->zf, first, last, max_dist,
+				    lc->nr_blocks, &from, &to);
 	l2arc_unlock(lc);
-
-	if (from < to)
+	if (ahead)
 		l2arc_prefetch_range(lc, from, to - 1);
+}
+
+/*
+ * The waits of a read: one per block, at most L2ARC_MAP_MAX_BLOCKS (or
+ * L2ARC_MAP_SHORT when memory for more is short); the rest of a longer
+ * bio comes back as a bio of its own (dm_accept_partial_bio()).  Sets
+ * *@last to the last block mapped.  Returns the number of waits, or 0
+ * when there is no memory for any (the bio then goes around the ARC).
+ */
+static unsigned int l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
+				    struct l2arc_io *io, sector_t start,
+				    u64 *last)
+{
+	u64 first = start >> lc->block_shift;
+	unsigned int nr;
+
+	*last = (start + bio_sectors(bio) - 1) >> lc->block_shift;
+	nr = min_t(u64, *last - first + 1, L2ARC_MAP_MAX_BLOCKS);
+	io->waits = &io->wait1;
+	if (nr > 1) {
+		io->waits = kmalloc_array(nr, sizeof(*io->waits),
+					  GFP_NOWAIT | __GFP_NOWARN);
+		if (!io->waits && nr > L2ARC_MAP_SHORT) {
+			/* a shorter map rather than none when fragmented */
+			nr = L2ARC_MAP_SHORT;
+			io->waits = kmalloc_array(nr, sizeof(*io->waits),
+						  GFP_NOWAIT | __GFP_NOWARN);
+		}
+	}
+	if (*last - first >= nr) {
+		/* the rest comes back as a bio of its own */
+		*last = first + nr - 1;
+		dm_accept_partial_bio(bio, ((*last + 1) << lc->block_shift) -
+					   start);
+	}
+	if (!io->waits) {
+		l2arc_lock(lc);
+		l2arc_throttled(lc);
+		l2arc_unlock(lc);
+		return 0;
+	}
+	memset(io->waits, 0, nr * sizeof(*io->waits));
+	atomic_set(&io->pending, 1);	/* the map's own */
+	io->status = BLK_STS_OK;
+	return nr;
 }
 
 /*
@@ -983,34 +1100,9 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 	struct l2arc_run *runs = NULL;
 	unsigned int nr;
 
-	last = (start + bio_sectors(bio) - 1) >> lc->block_shift;
-	nr = min_t(u64, last - first + 1, L2ARC_MAP_MAX_BLOCKS);
-	io->waits = &io->wait1;
-	if (nr > 1) {
-		io->waits = kmalloc_array(nr, sizeof(*io->waits),
-					  GFP_NOWAIT | __GFP_NOWARN);
-		if (!io->waits && nr > L2ARC_MAP_SHORT) {
-			/* a shorter map rather than none when fragmented */
-			nr = L2ARC_MAP_SHORT;
-			io->waits = kmalloc_array(nr, sizeof(*io->waits),
-						  GFP_NOWAIT | __GFP_NOWARN);
-		}
-	}
-	if (last - first >= nr) {
-		/* the rest comes back as a bio of its own */
-		last = first + nr - 1;
-		dm_accept_partial_bio(bio, ((last + 1) << lc->block_shift) -
-					   start);
-	}
-	if (!io->waits) {
-		l2arc_lock(lc);
-		l2arc_throttled(lc);
-		l2arc_unlock(lc);
+	nr = l2arc_map_waits(lc, bio, io, start, &last);
+	if (!nr)
 		return DM_MAPIO_REMAPPED;
-	}
-	memset(io->waits, 0, nr * sizeof(*io->waits));
-	atomic_set(&io->pending, 1);	/* the map's own */
-	io->status = BLK_STS_OK;
 
 	l2arc_lock(lc);
 	lc->stats[L2ARC_STAT_READ_BIOS]++;
@@ -1076,7 +1168,7 @@ static unsigned int l2arc_invalidate_hdr(struct l2arc_c *lc,
 	unsigned int resident = hdr->state == ARC_MRU || hdr->state == ARC_MFU;
 
 	if (resident && (hdr->flags & ARC_F_IO_IN_PROGRESS))
-		((struct l2arc_fill *)hdr->data)->detached = true;
+		l2arc_hdr_fill(hdr)->detached = true;
 	if (hdr->flags & ARC_F_L2)
 		lc->stats[L2ARC_STAT_L2_WRITE_INVALIDATES]++;
 	hdr->flags &= ~L2ARC_F_L2_WRITING;

@@ -248,17 +248,15 @@ static void l2arc_size_arc(struct l2arc_c *lc)
  * Construct an l2arc target.  Every failure sets a specific ti->error and
  * unwinds through l2arc_dtr().
  */
-static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+/* The context of a new table's device, its locks and lists set up. */
+static struct l2arc_c *l2arc_ctx_new(struct dm_target *ti)
 {
 	struct mapped_device *md = dm_table_get_md(ti->table);
 	struct l2arc_c *lc;
-	int r;
 
 	lc = kvzalloc(sizeof(*lc), GFP_KERNEL);
-	if (!lc) {
-		ti->error = "Cannot allocate l2arc context";
-		return -ENOMEM;
-	}
+	if (!lc)
+		return NULL;
 	lc->ti = ti;
 	ti->private = lc;
 	INIT_LIST_HEAD(&lc->stats_node);
@@ -277,7 +275,44 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		strscpy(lc->name, dm_disk(md)->disk_name, sizeof(lc->name));
 	lc->crtime = ktime_get_ns();
 	lc->owner_token = get_random_u64() | 1;
+	return lc;
+}
 
+/* The bio path's workqueue, shrinker and bio set, at the end of the ctr. */
+static int l2arc_ctr_io(struct l2arc_c *lc, struct dm_target *ti)
+{
+	int r;
+
+	lc->wq = alloc_workqueue("dm-l2arc-%s", WQ_MEM_RECLAIM, 0, lc->name);
+	if (!lc->wq) {
+		ti->error = "Cannot allocate workqueue";
+		return -ENOMEM;
+	}
+	r = l2arc_shrinker_register(&lc->shrinker, l2arc_shrink_count,
+				    l2arc_shrink_scan, lc, lc->name);
+	if (r) {
+		ti->error = "Cannot register shrinker";
+		return r;
+	}
+	if (bioset_init(&lc->bs, BIO_POOL_SIZE, 0,
+			BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER)) {
+		ti->error = "Cannot allocate bio set";
+		return -ENOMEM;
+	}
+	lc->bs_ready = true;
+	return 0;
+}
+
+static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	struct l2arc_c *lc;
+	int r;
+
+	lc = l2arc_ctx_new(ti);
+	if (!lc) {
+		ti->error = "Cannot allocate l2arc context";
+		return -ENOMEM;
+	}
 	r = l2arc_parse_table(&lc->table, argc, argv, &ti->error);
 	if (r)
 		goto bad;
@@ -310,27 +345,9 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 	lc->arc_ready = true;
-
-	lc->wq = alloc_workqueue("dm-l2arc-%s", WQ_MEM_RECLAIM, 0, lc->name);
-	if (!lc->wq) {
-		ti->error = "Cannot allocate workqueue";
-		r = -ENOMEM;
+	r = l2arc_ctr_io(lc, ti);
+	if (r)
 		goto bad;
-	}
-	r = l2arc_shrinker_register(&lc->shrinker, l2arc_shrink_count,
-				    l2arc_shrink_scan, lc, lc->name);
-	if (r) {
-		ti->error = "Cannot register shrinker";
-		goto bad;
-	}
-
-	if (bioset_init(&lc->bs, BIO_POOL_SIZE, 0,
-			BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER)) {
-		ti->error = "Cannot allocate bio set";
-		r = -ENOMEM;
-		goto bad;
-	}
-	lc->bs_ready = true;
 
 	/* bios are taken whole: no max_io_len */
 	ti->num_flush_bios = 1;
