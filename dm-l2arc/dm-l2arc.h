@@ -66,15 +66,6 @@
  */
 #define L2ARC_SCAN_RESTARTS		16
 
-/* Hours that l2_write_bytes_24h sums (one bucket an hour). */
-#define L2ARC_WEAR_HOURS		24
-
-/* Seconds that l2_write_rate averages over (one bucket a second). */
-#define L2ARC_RATE_SECS			10
-
-/* The feed scans two lists, T2 then T1. */
-#define L2ARC_FEED_LISTS		2
-
 /* No ARC may be larger than the machine's memory, in bytes. */
 #define L2ARC_ARC_MAX_BYTES		((u64)totalram_pages() << PAGE_SHIFT)
 
@@ -476,6 +467,9 @@ struct l2arc_rb_range {
 	u64 last;
 };
 
+#include "l2.h"
+#include "feed.h"
+
 struct l2arc_owner;
 
 /**
@@ -527,63 +521,8 @@ struct l2arc_owner;
  * @deleted_base: arc_evicted() at the last clear_stats (the "deleted" row
  *                counts from there)
  * @tun: this device's own tunables (table features, messages)
- * @l2_nr_slots: cache device size in blocks (0 without one), <= 2^32
- * @l2_hand: the next slot the feed writes
- * @l2_laps: times the write hand went round
- * @l2_blocks: blocks with a valid copy on the cache device
- * @l2_class_blocks: the same, by &enum l2arc_class
- * @l2_ix: the slot table (block, crc32c and state of each slot's copy)
- *         and the index of L2-only blocks (l2index.c); under @arc.lock
- * @l2_reads: runs reading the cache device (struct l2arc_run.l2_node)
- * @l2_read_wait: the feed waits here for reads of the slots it is about
- *                to overwrite; woken when a fill leaves @l2_reads
- * @l2_region_start: first slot of the region the feed is about to
- *                   overwrite (no new read may start there)
- * @l2_region_end: end of that region; equal to @l2_region_start when none
- * @l2_errors: cache device errors (checksums, I/O)
- * @l2_failed: the cache device was dropped after too many errors
- * @l2_dropped: the feed has forgotten every L2 copy since @l2_failed
- * @l2only_reported: L2-only header bytes added to the global count
- * @l2_bs: bio_set of the feed's writes
- * @l2_bs_ready: @l2_bs is initialised
- * @feed_cursor: where the feed's scan of T2 and T1 goes on at the next
- *               feed: a pinned header, or NULL for the LRU end; under
- *               @arc.lock, changed by feeds (feed_mutex)
- * @feed_work: the feed
- * @feed_wq: its workqueue
- * @feed_mutex: serialises feeds (timer, message); outside @arc.lock
- * @feed_active: the feed runs (between resume and postsuspend); set
- *               and cleared under @arc.lock; a feed by message tests it
- *               under @feed_mutex (l2arc_feed_now())
- * @feed_kicked: a hand-off asked for the feed early (l2arc_feed_kick()),
- *               and no feed has started since; under @arc.lock
- * @feed_armed: @feed_work is queued for @feed_due (false while it runs);
- *              under @arc.lock
- * @feed_due: jiffies when @feed_work runs next, while @feed_armed
- * @feed_last: jiffies when the last timer or hand-off feed started (a
- *             feed by message is not one), while @feed_last_valid; under
- *             @arc.lock
- * @feed_last_valid: such a feed ran since the resume
- * @win_open: a feed window is open (a feed ran since the resume); the
- *            feeds of one window share its budget (l2arc_feed_locked())
- * @win_start: jiffies when it opened
- * @win_used: bytes its feeds wrote (a failed batch's too)
- * @win_busy: a feed in it wrote more than half its budget
- * @win_spent: less than one block of its budget is left
- * @handoff_head: the hand-off queue: buffers of evicted blocks waiting
- *                for the feed, oldest first, linked by handoff_next; under
- *                @arc.lock
- * @handoff_tail: its newest buffer
- * @handoff_nr: its length, in blocks
- * @dwpd_tokens: bytes the wear cap (l2arc_dwpd_limit) lets the feed write
- *               now; under @feed_mutex
- * @dwpd_at: jiffies of the last feed (the cap's tokens accrue from there)
- * @rate_bytes: bytes written to the cache device per second (by the
- *              second in @rate_sec), for l2_write_rate
- * @rate_sec: the second (ktime_get_seconds()) of each bucket
- * @wear_bytes: bytes written to the cache device per hour (by the hour
- *              number in @wear_hour), for l2_write_bytes_24h
- * @wear_hour: the hour (ktime_get_seconds() / 3600) of each bucket
+ * @l2: the cache device's slots and reads (l2.h)
+ * @feed: the feed, the hand-off queue and the wear cap (feed.h)
  * @l2_dev_blocks: the cache device's size, in blocks
  * @l2_persist: the cache device holds a header and log blocks (persist.c)
  * @l2_meta_blocks: blocks before slot 0 (the header and the log blocks);
@@ -607,7 +546,7 @@ struct l2arc_owner;
  *            fewer)
  * @l2_io: dm-io client of the metadata reads and writes
  * @l2_meta_buf: %L2ARC_META_IO_BYTES of vmalloc'ed buffer for them; used
- *               under @feed_mutex
+ *               under @feed.mutex
  * @owner_token: random, nonzero: this table's claim on its origin
  *               (l2arc_origin_claim())
  * @owner_spare: the claim entry allocated in the ctr, for a resume that
@@ -621,14 +560,8 @@ struct l2arc_owner;
  * @origin_uid_len: bytes of @origin_uid
  * @origin_uid: the origin's unique id (WWID, EUI-64, NGUID), taken in
  *              the ctr
- * @l2_lat: read latency of the cache device, us: an EWMA (weight 1/8) of
- *          its runs' reads that succeeded; lock-free (READ_ONCE and
- *          WRITE_ONCE: an update lost to a concurrent one is harmless)
- * @origin_lat: the same for the origin's runs (fills, read-ahead)
- * @slow_seq: L2 hits while the cache device was slow; every
- *            %L2ARC_SLOW_PROBE th still reads it; under @arc.lock
  *
- * @dwpd_tokens and @dwpd_at are changed by feeds only (@feed_mutex); the
+ * @dwpd_tokens and @dwpd_at are changed by feeds only (@feed.mutex); the
  * buckets and the @win_* fields under @arc.lock (changed by feeds only).
  *
  * @l2_failed is also read without @arc.lock.
@@ -670,46 +603,8 @@ struct l2arc_c {
 	int stats_kid;
 	u64 deleted_base;
 	struct l2arc_tunables tun;
-	u64 l2_nr_slots;
-	u64 l2_hand;
-	u64 l2_laps;
-	u64 l2_blocks;
-	u64 l2_class_blocks[L2ARC_NR_CLASSES];
-	struct l2arc_index l2_ix;
-	struct list_head l2_reads;
-	wait_queue_head_t l2_read_wait;
-	u64 l2_region_start;
-	u64 l2_region_end;
-	u64 l2_errors;
-	bool l2_failed;
-	bool l2_dropped;
-	u64 l2only_reported;
-	struct bio_set l2_bs;
-	bool l2_bs_ready;
-	struct arc_hdr *feed_cursor[L2ARC_FEED_LISTS];
-	struct delayed_work feed_work;
-	struct workqueue_struct *feed_wq;
-	struct mutex feed_mutex;	/* serialises feeds */
-	bool feed_active;
-	bool feed_kicked;
-	bool feed_armed;
-	bool feed_last_valid;
-	unsigned long feed_due;
-	unsigned long feed_last;
-	bool win_open;
-	bool win_busy;
-	bool win_spent;
-	unsigned long win_start;
-	u64 win_used;
-	struct l2arc_buf *handoff_head;
-	struct l2arc_buf *handoff_tail;
-	u64 handoff_nr;
-	u64 dwpd_tokens;
-	unsigned long dwpd_at;
-	u64 rate_bytes[L2ARC_RATE_SECS];
-	u64 rate_sec[L2ARC_RATE_SECS];
-	u64 wear_bytes[L2ARC_WEAR_HOURS];
-	u64 wear_hour[L2ARC_WEAR_HOURS];
+	struct l2arc_l2 l2;
+	struct l2arc_feed feed;
 	u64 l2_dev_blocks;
 	bool l2_persist;
 	u64 l2_meta_blocks;
@@ -731,9 +626,6 @@ struct l2arc_c {
 	u32 origin_uid_type;
 	u32 origin_uid_len;
 	u8 origin_uid[16];
-	struct ewma_l2arc_lat l2_lat;
-	struct ewma_l2arc_lat origin_lat;
-	unsigned int slow_seq;
 };
 
 #include "lock.h"
@@ -806,7 +698,7 @@ static inline sector_t l2arc_slot_sector(const struct l2arc_c *lc, u64 slot)
  */
 static inline void l2arc_log_dirty(struct l2arc_c *lc, u64 slot)
 {
-	if (lc->l2_persist && slot < lc->l2_nr_slots)
+	if (lc->l2_persist && slot < lc->l2.nr_slots)
 		__set_bit(div_u64(slot, L2ARC_LOG_ENTRIES), lc->l2_log_dirty);
 }
 
@@ -948,42 +840,6 @@ u32 l2arc_buf_cksum(struct l2arc_buf *b);
 void l2arc_buf_copy_to_bio(struct l2arc_buf *b, size_t boff, struct bio *bio,
 			   struct bvec_iter it, size_t len);
 void l2arc_buf_add_to_bio(struct bio *bio, struct l2arc_buf *b);
-
-/* l2.c */
-bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot);
-bool l2arc_l2_slow(struct l2arc_c *lc);
-void l2arc_note_read(struct l2arc_c *lc, struct l2arc_run *run);
-void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_run *run);
-void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr);
-bool l2arc_l2_compact(struct arc *arc, struct arc_hdr *hdr);
-bool l2arc_l2_claim(struct arc *arc, struct arc_hdr *hdr);
-struct arc_hdr *l2arc_slot_hdr(struct l2arc_c *lc, u64 slot);
-bool l2arc_slot_is(struct l2arc_c *lc, u64 slot, struct arc_hdr *hdr);
-void l2arc_index_drop(struct l2arc_c *lc, u64 slot);
-u32 l2arc_l2_find(struct l2arc_c *lc, u64 oblock);
-void l2arc_l2_error(struct l2arc_c *lc);
-bool l2arc_meta_over(struct l2arc_c *lc);
-unsigned int l2arc_class(struct arc_hdr *hdr);
-void l2arc_evict_slot(struct l2arc_c *lc, u64 slot);
-u64 l2arc_region_claim(struct l2arc_c *lc, unsigned int n);
-void l2arc_l2_drop_all(struct l2arc_c *lc);
-int l2arc_l2_check(struct l2arc_c *lc, u64 *slots, char **error);
-int l2arc_l2_init(struct l2arc_c *lc, char **error);
-void l2arc_l2_exit(struct l2arc_c *lc);
-
-/* feed.c */
-bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
-		   struct l2arc_buf *buf);
-void l2arc_handoff_drop(struct l2arc_c *lc);
-unsigned long l2arc_handoff_shrink(struct l2arc_c *lc, unsigned long nr_pages);
-int l2arc_feed_now(struct l2arc_c *lc);
-u64 l2arc_dwpd_cap(struct l2arc_c *lc);
-u64 l2arc_wear_24h(struct l2arc_c *lc);
-u64 l2arc_write_rate(struct l2arc_c *lc);
-void l2arc_feed_start(struct l2arc_c *lc);
-void l2arc_feed_stop(struct l2arc_c *lc);
-int l2arc_feed_init(struct l2arc_c *lc, char **error);
-void l2arc_feed_exit(struct l2arc_c *lc);
 
 /* persist.c */
 u64 l2arc_meta_layout(u64 dev_blocks, u32 block_sectors, u64 min_bytes,

@@ -74,7 +74,7 @@
  * calls of target.c.
  *
  * Locking: the feed's state (struct l2arc_feed) is under arc.lock, except
- * feed_mutex, which serialises feeds (timer and message) and the
+ * feed.mutex, which serialises feeds (timer and message) and the
  * persistence calls of suspend and resume, and is taken outside arc.lock.
  */
 
@@ -132,6 +132,7 @@ static bool l2arc_eligible(struct arc_hdr *hdr, bool noprefetch)
  */
 static void l2arc_mark_writing(struct l2arc_c *lc, struct arc_hdr *hdr)
 {
+	l2arc_assert_locked(lc);
 	arc_hdr_pin(&lc->arc, hdr);
 	hdr->flags &= ~(L2ARC_F_CLASS_PREFETCH | L2ARC_F_CLASS_MFU);
 	if (hdr->flags & ARC_F_PREFETCH)
@@ -145,6 +146,7 @@ static void l2arc_mark_writing(struct l2arc_c *lc, struct arc_hdr *hdr)
 static void l2arc_take(struct l2arc_c *lc, struct l2arc_wentry *w,
 		       struct arc_hdr *hdr)
 {
+	l2arc_assert_locked(lc);
 	w->hdr = hdr;
 	w->buf = l2arc_hdr_buf(hdr);
 	w->handoff = false;
@@ -172,17 +174,17 @@ static void l2arc_feed_kick(struct l2arc_c *lc)
 
 	l2arc_assert_locked(lc);
 	/* a spent window waits for its end, where the timer is */
-	if (!l2arc_dev_param(&lc->tun, L2ARC_P_FEED_AGAIN) || lc->win_spent)
+	if (!l2arc_dev_param(&lc->tun, L2ARC_P_FEED_AGAIN) || lc->feed.win_spent)
 		return;
-	lc->feed_kicked = true;
-	if (lc->feed_last_valid &&
-	    time_before(now, lc->feed_last + l2arc_feed_min(lc)))
-		at = lc->feed_last + l2arc_feed_min(lc);
-	if (lc->feed_armed && !time_before(at, lc->feed_due))
+	lc->feed.kicked = true;
+	if (lc->feed.last_valid &&
+	    time_before(now, lc->feed.last + l2arc_feed_min(lc)))
+		at = lc->feed.last + l2arc_feed_min(lc);
+	if (lc->feed.armed && !time_before(at, lc->feed.due))
 		return;
-	lc->feed_armed = true;
-	lc->feed_due = at;
-	mod_delayed_work(lc->feed_wq, &lc->feed_work, at - now);
+	lc->feed.armed = true;
+	lc->feed.due = at;
+	mod_delayed_work(lc->feed.wq, &lc->feed.work, at - now);
 }
 
 /**
@@ -213,13 +215,14 @@ bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 {
 	u64 bytes = l2arc_block_bytes(lc), max;
 
-	if (!lc->feed_active || READ_ONCE(lc->l2_failed) ||
+	l2arc_assert_locked(lc);
+	if (!lc->feed.active || READ_ONCE(lc->l2.failed) ||
 	    (hdr->flags & L2ARC_F_L2_WRITING))
 		return false;
 	max = l2arc_param(L2ARC_P_HANDOFF_MAX);
 	/* an older hand-off of the block, made stale by a write, still queued */
 	if ((hdr->flags & L2ARC_F_HANDOFF) ||
-	    (lc->handoff_nr + 1) * bytes > max) {
+	    (lc->feed.handoff_nr + 1) * bytes > max) {
 		lc->stats[L2ARC_STAT_L2_EVICT_MISSED]++;
 		return false;
 	}
@@ -227,14 +230,14 @@ bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 	hdr->flags |= L2ARC_F_HANDOFF;
 	buf->handoff_hdr = hdr;
 	buf->handoff_next = NULL;
-	if (lc->handoff_tail)
-		lc->handoff_tail->handoff_next = buf;
+	if (lc->feed.handoff_tail)
+		lc->feed.handoff_tail->handoff_next = buf;
 	else
-		lc->handoff_head = buf;
-	lc->handoff_tail = buf;
-	lc->handoff_nr++;
+		lc->feed.handoff_head = buf;
+	lc->feed.handoff_tail = buf;
+	lc->feed.handoff_nr++;
 	lc->stats[L2ARC_STAT_L2_HANDOFFS]++;
-	if (!lc->feed_kicked && lc->handoff_nr * bytes * 2 >= max)
+	if (!lc->feed.kicked && lc->feed.handoff_nr * bytes * 2 >= max)
 		l2arc_feed_kick(lc);
 	return true;
 }
@@ -247,14 +250,15 @@ bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
  */
 static struct l2arc_buf *l2arc_handoff_pop(struct l2arc_c *lc)
 {
-	struct l2arc_buf *buf = lc->handoff_head;
+	struct l2arc_buf *buf = lc->feed.handoff_head;
 
+	l2arc_assert_locked(lc);
 	if (!buf)
 		return NULL;
-	lc->handoff_head = buf->handoff_next;
-	if (!lc->handoff_head)
-		lc->handoff_tail = NULL;
-	lc->handoff_nr--;
+	lc->feed.handoff_head = buf->handoff_next;
+	if (!lc->feed.handoff_head)
+		lc->feed.handoff_tail = NULL;
+	lc->feed.handoff_nr--;
 	buf->handoff_hdr->flags &= ~L2ARC_F_HANDOFF;
 	return buf;
 }
@@ -281,6 +285,7 @@ static bool l2arc_owns(struct l2arc_wentry *w, bool assigning)
  */
 static void l2arc_drop_uncopied(struct l2arc_c *lc, struct arc_hdr *hdr)
 {
+	l2arc_assert_locked(lc);
 	if (hdr->state == ARC_L2ONLY &&
 	    !(hdr->flags & (ARC_F_L2 | L2ARC_F_L2_WRITING)))
 		arc_hdr_clear_l2(&lc->arc, hdr);
@@ -294,6 +299,7 @@ static void l2arc_handoff_forget(struct l2arc_c *lc, struct l2arc_buf *buf)
 {
 	struct arc_hdr *hdr = buf->handoff_hdr;
 
+	l2arc_assert_locked(lc);
 	hdr->flags &= ~L2ARC_F_L2_WRITING;
 	l2arc_drop_uncopied(lc, hdr);
 	arc_hdr_unpin(&lc->arc, hdr);
@@ -311,7 +317,7 @@ static unsigned long l2arc_handoff_free(struct l2arc_c *lc,
 	struct l2arc_hold h;
 	struct l2arc_buf *buf;
 
-	if (!READ_ONCE(lc->handoff_head))
+	if (!READ_ONCE(lc->feed.handoff_head))
 		return 0;
 	l2arc_bulk_lock(lc, &h);
 	while (n < max && (buf = l2arc_handoff_pop(lc))) {
@@ -403,9 +409,10 @@ static const struct {
 static struct arc_hdr *l2arc_scan_start(struct l2arc_c *lc, unsigned int i)
 {
 	struct list_head *head = &lc->arc.lists[l2arc_feed_lists[i].id];
-	struct arc_hdr *hdr = lc->feed_cursor[i];
+	struct arc_hdr *hdr = lc->feed.cursor[i];
 
-	lc->feed_cursor[i] = NULL;
+	l2arc_assert_locked(lc);
+	lc->feed.cursor[i] = NULL;
 	if (hdr)
 		hdr = l2arc_walk_resume(&lc->arc, hdr, l2arc_feed_lists[i].state);
 	return hdr ?: list_first_entry_or_null(head, struct arc_hdr, list);
@@ -468,7 +475,7 @@ static unsigned int l2arc_collect(struct l2arc_c *lc, struct l2arc_wentry *w,
 		/* the next feed goes on from here */
 		if (hdr && depth != U64_MAX) {
 			arc_hdr_pin(&lc->arc, hdr);
-			lc->feed_cursor[i] = hdr;
+			lc->feed.cursor[i] = hdr;
 		}
 	}
 	l2arc_bulk_unlock(lc, &h);
@@ -482,11 +489,11 @@ static void l2arc_scan_reset(struct l2arc_c *lc)
 
 	/* set by feeds only, so none on a target that never resumed */
 	for (i = 0; i < L2ARC_FEED_LISTS; i++) {
-		if (!lc->feed_cursor[i])
+		if (!lc->feed.cursor[i])
 			continue;
 		l2arc_lock(lc);
-		arc_hdr_unpin(&lc->arc, lc->feed_cursor[i]);
-		lc->feed_cursor[i] = NULL;
+		arc_hdr_unpin(&lc->arc, lc->feed.cursor[i]);
+		lc->feed.cursor[i] = NULL;
 		l2arc_unlock(lc);
 	}
 }
@@ -511,14 +518,14 @@ static void l2arc_assign(struct l2arc_c *lc, struct l2arc_wentry *w,
 		/* a block written to since it was taken is written, not kept */
 		if (l2arc_owns(&w[i], true)) {
 			w[i].hdr->l2_slot = w[i].slot;
-			l2arc_slot(&lc->l2_ix, w[i].slot)->word =
+			l2arc_slot(&lc->l2.ix, w[i].slot)->word =
 				from_oblock(w[i].hdr->oblock) | L2ARC_SLOT_HDR;
 		}
 		l2arc_bulk_yield(lc, &h);
 	}
-	lc->l2_hand = start + n;
-	lc->l2_region_start = 0;
-	lc->l2_region_end = 0;
+	lc->l2.hand = start + n;
+	lc->l2.region_start = 0;
+	lc->l2.region_end = 0;
 	l2arc_bulk_unlock(lc, &h);
 }
 
@@ -555,7 +562,7 @@ static unsigned int l2arc_write_batch(struct l2arc_c *lc,
 		unsigned int j;
 
 		bio = bio_alloc_bioset(lc->cache->bdev, nr * lc->block_pages,
-				       REQ_OP_WRITE, GFP_NOIO, &lc->l2_bs);
+				       REQ_OP_WRITE, GFP_NOIO, &lc->feed.bs);
 		bio->bi_iter.bi_sector = l2arc_slot_sector(lc, w[i].slot);
 		for (j = 0; j < nr; j++)
 			l2arc_buf_add_to_bio(bio, w[i + j].buf);
@@ -605,14 +612,14 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 		if (owns)
 			hdr->flags &= ~L2ARC_F_L2_WRITING;
 		if (valid) {
-			l2arc_slot(&lc->l2_ix, w[i].slot)->cksum = w[i].cksum;
+			l2arc_slot(&lc->l2.ix, w[i].slot)->cksum = w[i].cksum;
 			arc_hdr_set_l2(&lc->arc, hdr);
 			l2arc_log_dirty(lc, w[i].slot);
-			lc->l2_blocks++;
-			lc->l2_class_blocks[l2arc_class(hdr)]++;
+			lc->l2.blocks++;
+			lc->l2.class_blocks[l2arc_class(hdr)]++;
 		} else {
 			if (l2arc_slot_is(lc, w[i].slot, hdr))
-				l2arc_slot(&lc->l2_ix, w[i].slot)->word = 0;
+				l2arc_slot(&lc->l2.ix, w[i].slot)->word = 0;
 			l2arc_drop_uncopied(lc, hdr);
 		}
 		arc_hdr_unpin(&lc->arc, hdr);
@@ -683,7 +690,8 @@ static u64 l2arc_buckets_sum(const u64 *bytes, const u64 *period,
  */
 u64 l2arc_wear_24h(struct l2arc_c *lc)
 {
-	return l2arc_buckets_sum(lc->wear_bytes, lc->wear_hour,
+	l2arc_assert_locked(lc);
+	return l2arc_buckets_sum(lc->feed.wear_bytes, lc->feed.wear_hour,
 				 L2ARC_WEAR_HOURS,
 				 div_u64(ktime_get_seconds(), 3600));
 }
@@ -700,7 +708,8 @@ u64 l2arc_wear_24h(struct l2arc_c *lc)
  */
 u64 l2arc_write_rate(struct l2arc_c *lc)
 {
-	return div_u64(l2arc_buckets_sum(lc->rate_bytes, lc->rate_sec,
+	l2arc_assert_locked(lc);
+	return div_u64(l2arc_buckets_sum(lc->feed.rate_bytes, lc->feed.rate_sec,
 					 L2ARC_RATE_SECS, ktime_get_seconds()),
 		       L2ARC_RATE_SECS);
 }
@@ -714,9 +723,10 @@ static void l2arc_wear_add(struct l2arc_c *lc, u64 wrote)
 {
 	u64 sec = ktime_get_seconds();
 
-	l2arc_buckets_add(lc->wear_bytes, lc->wear_hour, L2ARC_WEAR_HOURS,
+	l2arc_assert_locked(lc);
+	l2arc_buckets_add(lc->feed.wear_bytes, lc->feed.wear_hour, L2ARC_WEAR_HOURS,
 			  div_u64(sec, 3600), wrote);
-	l2arc_buckets_add(lc->rate_bytes, lc->rate_sec, L2ARC_RATE_SECS, sec,
+	l2arc_buckets_add(lc->feed.rate_bytes, lc->feed.rate_sec, L2ARC_RATE_SECS, sec,
 			  wrote);
 }
 
@@ -724,25 +734,26 @@ static void l2arc_wear_add(struct l2arc_c *lc, u64 wrote)
  * The wear cap on this feed's budget: none while the cache device has not
  * been full yet (its first fill, as OpenZFS), else the bytes the cap has
  * let accrue since the last feed (a token bucket that holds at most one
- * l2arc_feed_secs of the cap, and at least one block).  Under feed_mutex.
+ * l2arc_feed_secs of the cap, and at least one block).  Under feed.mutex.
  * Return: the most this feed may write, bytes (U64_MAX: no cap).
  */
 static u64 l2arc_dwpd_budget(struct l2arc_c *lc)
 {
 	u64 cap = l2arc_dwpd_cap(lc), most;
 	unsigned long now = jiffies;
-	unsigned int ms = jiffies_to_msecs(now - lc->dwpd_at);
+	unsigned int ms = jiffies_to_msecs(now - lc->feed.dwpd_at);
 
-	lc->dwpd_at = now;
-	if (!cap || !READ_ONCE(lc->l2_laps)) {
-		lc->dwpd_tokens = 0;
+	lockdep_assert_held(&lc->feed.mutex);
+	lc->feed.dwpd_at = now;
+	if (!cap || !READ_ONCE(lc->l2.laps)) {
+		lc->feed.dwpd_tokens = 0;
 		return U64_MAX;
 	}
 	most = max_t(u64, cap * l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS),
 		     l2arc_block_bytes(lc));
-	lc->dwpd_tokens = min(most, lc->dwpd_tokens +
+	lc->feed.dwpd_tokens = min(most, lc->feed.dwpd_tokens +
 			      mul_u64_u64_div_u64(cap, ms, 1000));
-	return lc->dwpd_tokens;
+	return lc->feed.dwpd_tokens;
 }
 
 /*
@@ -754,9 +765,10 @@ static unsigned long l2arc_win_end(struct l2arc_c *lc)
 {
 	unsigned long len = l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ;
 
-	if (lc->win_busy && l2arc_dev_param(&lc->tun, L2ARC_P_FEED_AGAIN))
+	l2arc_assert_locked(lc);
+	if (lc->feed.win_busy && l2arc_dev_param(&lc->tun, L2ARC_P_FEED_AGAIN))
 		len = 0;
-	return lc->win_start + max(len, l2arc_feed_min(lc));
+	return lc->feed.win_start + max(len, l2arc_feed_min(lc));
 }
 
 /*
@@ -768,13 +780,13 @@ static void l2arc_win_enter(struct l2arc_c *lc, bool message)
 	unsigned long now = jiffies;
 
 	l2arc_assert_locked(lc);
-	if (!message && lc->win_open && time_before(now, l2arc_win_end(lc)))
+	if (!message && lc->feed.win_open && time_before(now, l2arc_win_end(lc)))
 		return;
-	lc->win_open = true;
-	lc->win_start = now;
-	lc->win_used = 0;
-	lc->win_busy = false;
-	lc->win_spent = false;
+	lc->feed.win_open = true;
+	lc->feed.win_start = now;
+	lc->feed.win_used = 0;
+	lc->feed.win_busy = false;
+	lc->feed.win_spent = false;
 }
 
 /*
@@ -786,11 +798,12 @@ static unsigned long l2arc_feed_next(struct l2arc_c *lc)
 {
 	unsigned long now = jiffies, next;
 
-	next = lc->win_open ? l2arc_win_end(lc) :
+	l2arc_assert_locked(lc);
+	next = lc->feed.win_open ? l2arc_win_end(lc) :
 	       now + l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ;
-	if (lc->feed_last_valid &&
-	    time_before(next, lc->feed_last + l2arc_feed_min(lc)))
-		next = lc->feed_last + l2arc_feed_min(lc);
+	if (lc->feed.last_valid &&
+	    time_before(next, lc->feed.last + l2arc_feed_min(lc)))
+		next = lc->feed.last + l2arc_feed_min(lc);
 	return time_before(next, now) ? now : next;
 }
 
@@ -830,7 +843,7 @@ static bool l2arc_feed_plan(struct l2arc_c *lc, bool message,
 	p->win_max = max_t(u64, p->win_max, bytes);
 	l2arc_lock(lc);
 	l2arc_win_enter(lc, message);
-	budget = p->win_max - min(p->win_max, lc->win_used);
+	budget = p->win_max - min(p->win_max, lc->feed.win_used);
 	l2arc_unlock(lc);
 	/*
 	 * Never more than a quarter of the cache device (as OpenZFS).  The
@@ -840,7 +853,7 @@ static bool l2arc_feed_plan(struct l2arc_c *lc, bool message,
 	 * a busy feed when write_max is far larger than the ARC.  The
 	 * hand-off queue, taken first, may use the whole budget.
 	 */
-	budget = min_t(u64, budget, (lc->l2_nr_slots / 4) * bytes);
+	budget = min_t(u64, budget, (lc->l2.nr_slots / 4) * bytes);
 	budget = min(budget, l2arc_dwpd_budget(lc));
 	if (budget < bytes)
 		return false;
@@ -876,11 +889,11 @@ static u64 l2arc_feed_account(struct l2arc_c *lc, struct l2arc_feed_plan *p,
 	}
 	/* a failed batch wore the device too, and used the window */
 	l2arc_wear_add(lc, (u64)n * bytes);
-	lc->win_used += (u64)n * bytes;
-	lc->win_busy |= wrote > p->budget / 2;
-	lc->win_spent = lc->win_used + bytes > p->win_max;
+	lc->feed.win_used += (u64)n * bytes;
+	lc->feed.win_busy |= wrote > p->budget / 2;
+	lc->feed.win_spent = lc->feed.win_used + bytes > p->win_max;
 	l2arc_unlock(lc);
-	lc->dwpd_tokens -= min(lc->dwpd_tokens, (u64)n * bytes);
+	lc->feed.dwpd_tokens -= min(lc->feed.dwpd_tokens, (u64)n * bytes);
 	return wrote;
 }
 
@@ -890,7 +903,7 @@ static u64 l2arc_feed_account(struct l2arc_c *lc, struct l2arc_feed_plan *p,
  * window (l2arc_win_enter()) share its budget, l2arc_write_max (plus
  * l2arc_write_boost while the ARC is cold): this feed writes what the
  * window's earlier feeds left of it.  Returns when the feed's writes are
- * done.  feed_mutex held; process context.
+ * done.  feed.mutex held; process context.
  * Return: bytes written to the cache device (0 when nothing was eligible,
  * there is no usable cache device, or L2 header memory is over its bound).
  */
@@ -902,14 +915,14 @@ static u64 l2arc_feed_locked(struct l2arc_c *lc, bool message)
 	struct l2arc_wbatch b;
 	u64 start, wrote = 0;
 
-	lockdep_assert_held(&lc->feed_mutex);
+	lockdep_assert_held(&lc->feed.mutex);
 	if (!lc->cache)
 		goto out;
 	/* the first feed after a load reads the log back first */
 	l2arc_rebuild_run(lc);
-	if (READ_ONCE(lc->l2_failed)) {
+	if (READ_ONCE(lc->l2.failed)) {
 		l2arc_handoff_drop(lc);
-		if (!lc->l2_dropped)
+		if (!lc->l2.dropped)
 			l2arc_l2_drop_all(lc);
 		goto out;
 	}
@@ -928,10 +941,10 @@ static u64 l2arc_feed_locked(struct l2arc_c *lc, bool message)
 		goto out;
 	}
 	lc->stats[L2ARC_STAT_L2_FEEDS]++;
-	lc->feed_kicked = false;
+	lc->feed.kicked = false;
 	if (!message) {
-		lc->feed_last = jiffies;
-		lc->feed_last_valid = true;
+		lc->feed.last = jiffies;
+		lc->feed.last_valid = true;
 	}
 	l2arc_unlock(lc);
 
@@ -965,8 +978,8 @@ out:
  * @lc: the device
  *
  * Runs the feed only while the device is resumed, tested under
- * feed_mutex: l2arc_feed_stop() clears feed_active before it takes
- * feed_mutex, and a postsuspend marks the cache device clean only after
+ * feed.mutex: l2arc_feed_stop() clears feed.active before it takes
+ * feed.mutex, and a postsuspend marks the cache device clean only after
  * that, so no feed by message writes to a device whose header says
  * clean.  Returns when the feed's writes are done.
  *
@@ -977,36 +990,36 @@ int l2arc_feed_now(struct l2arc_c *lc)
 {
 	int r = -EBUSY;
 
-	mutex_lock(&lc->feed_mutex);
-	if (READ_ONCE(lc->feed_active)) {
+	mutex_lock(&lc->feed.mutex);
+	if (READ_ONCE(lc->feed.active)) {
 		l2arc_feed_locked(lc, true);
 		r = 0;
 	}
-	mutex_unlock(&lc->feed_mutex);
+	mutex_unlock(&lc->feed.mutex);
 	return r;
 }
 
 static void l2arc_feed_worker(struct work_struct *work)
 {
 	struct l2arc_c *lc = container_of(to_delayed_work(work),
-					  struct l2arc_c, feed_work);
+					  struct l2arc_c, feed.work);
 	unsigned long next, now;
 
 	l2arc_lock(lc);
-	lc->feed_armed = false;
+	lc->feed.armed = false;
 	l2arc_unlock(lc);
 	/* runs only while the feed is active: l2arc_feed_stop() cancels it */
-	mutex_lock(&lc->feed_mutex);
+	mutex_lock(&lc->feed.mutex);
 	l2arc_feed_locked(lc, false);
-	mutex_unlock(&lc->feed_mutex);
+	mutex_unlock(&lc->feed.mutex);
 	l2arc_lock(lc);
 	next = l2arc_feed_next(lc);
 	now = jiffies;
 	/* not if a hand-off queued it again while this feed ran */
-	if (queue_delayed_work(lc->feed_wq, &lc->feed_work,
+	if (queue_delayed_work(lc->feed.wq, &lc->feed.work,
 			       time_after(next, now) ? next - now : 0)) {
-		lc->feed_armed = true;
-		lc->feed_due = next;
+		lc->feed.armed = true;
+		lc->feed.due = next;
 	}
 	l2arc_unlock(lc);
 }
@@ -1023,16 +1036,16 @@ void l2arc_feed_start(struct l2arc_c *lc)
 
 	if (!lc->cache)
 		return;
-	lc->dwpd_at = jiffies;
+	lc->feed.dwpd_at = jiffies;
 	l2arc_lock(lc);
-	WRITE_ONCE(lc->feed_active, true);
-	lc->feed_kicked = false;
-	lc->feed_last_valid = false;
-	lc->win_open = false;
-	lc->win_spent = false;
-	lc->feed_armed = true;
-	lc->feed_due = jiffies + delay;
-	queue_delayed_work(lc->feed_wq, &lc->feed_work, delay);
+	WRITE_ONCE(lc->feed.active, true);
+	lc->feed.kicked = false;
+	lc->feed.last_valid = false;
+	lc->feed.win_open = false;
+	lc->feed.win_spent = false;
+	lc->feed.armed = true;
+	lc->feed.due = jiffies + delay;
+	queue_delayed_work(lc->feed.wq, &lc->feed.work, delay);
 	l2arc_unlock(lc);
 }
 
@@ -1045,17 +1058,17 @@ void l2arc_feed_start(struct l2arc_c *lc)
  */
 void l2arc_feed_stop(struct l2arc_c *lc)
 {
-	if (!lc->feed_wq)
+	if (!lc->feed.wq)
 		return;
-	if (lc->feed_active) {	/* no hand-off queues it any more */
+	if (lc->feed.active) {	/* no hand-off queues it any more */
 		l2arc_lock(lc);
-		WRITE_ONCE(lc->feed_active, false);
+		WRITE_ONCE(lc->feed.active, false);
 		l2arc_unlock(lc);
 	}
-	cancel_delayed_work_sync(&lc->feed_work);
-	mutex_lock(&lc->feed_mutex);	/* wait for a feed run by message */
+	cancel_delayed_work_sync(&lc->feed.work);
+	mutex_lock(&lc->feed.mutex);	/* wait for a feed run by message */
 	l2arc_scan_reset(lc);
-	mutex_unlock(&lc->feed_mutex);
+	mutex_unlock(&lc->feed.mutex);
 }
 
 /**
@@ -1081,18 +1094,18 @@ int l2arc_feed_init(struct l2arc_c *lc, char **error)
 	r = l2arc_l2_init(lc, error);
 	if (r)
 		return r;
-	if (bioset_init(&lc->l2_bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS)) {
+	if (bioset_init(&lc->feed.bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS)) {
 		*error = "Cannot allocate the feed's bio set";
 		return -ENOMEM;
 	}
-	lc->l2_bs_ready = true;
-	lc->feed_wq = alloc_workqueue("dm-l2arc-feed-%s", WQ_MEM_RECLAIM, 1,
+	lc->feed.bs_ready = true;
+	lc->feed.wq = alloc_workqueue("dm-l2arc-feed-%s", WQ_MEM_RECLAIM, 1,
 				      lc->name);
-	if (!lc->feed_wq) {
+	if (!lc->feed.wq) {
 		*error = "Cannot allocate the feed's workqueue";
 		return -ENOMEM;
 	}
-	INIT_DELAYED_WORK(&lc->feed_work, l2arc_feed_worker);
+	INIT_DELAYED_WORK(&lc->feed.work, l2arc_feed_worker);
 	return 0;
 }
 
@@ -1103,12 +1116,12 @@ int l2arc_feed_init(struct l2arc_c *lc, char **error)
  */
 void l2arc_feed_exit(struct l2arc_c *lc)
 {
-	if (lc->feed_wq)
-		destroy_workqueue(lc->feed_wq);
-	lc->feed_wq = NULL;
-	if (lc->l2_bs_ready)
-		bioset_exit(&lc->l2_bs);
-	lc->l2_bs_ready = false;
+	if (lc->feed.wq)
+		destroy_workqueue(lc->feed.wq);
+	lc->feed.wq = NULL;
+	if (lc->feed.bs_ready)
+		bioset_exit(&lc->feed.bs);
+	lc->feed.bs_ready = false;
 	l2arc_l2_exit(lc);
 	l2arc_persist_exit(lc);
 }

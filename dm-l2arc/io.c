@@ -135,6 +135,7 @@ static bool l2arc_wr_overlaps(struct l2arc_c *lc, u64 first, u64 last)
 	unsigned long flags;
 	bool found;
 
+	l2arc_assert_locked(lc);
 	if (!atomic_read(&lc->wr_count))
 		return false;
 	spin_lock_irqsave(&lc->wr_lock, flags);
@@ -156,6 +157,7 @@ static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data,
 	struct l2arc_c *lc = arc->private;
 	u64 bytes = (u64)lc->block_sectors << SECTOR_SHIFT;
 
+	lockdep_assert_held(&arc->lock);
 	if (hdr->flags & ARC_F_IO_IN_PROGRESS) {
 		/* data is a fill: it keeps its buffer and will not install */
 		hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
@@ -362,7 +364,7 @@ static bool l2arc_run_l2_done(struct l2arc_c *lc, struct l2arc_run *run)
 		if (!f->bad) {
 			lc->stats[L2ARC_STAT_L2_READ_BYTES] += bytes;
 			if (own)	/* a rebuilt copy read good: verified */
-				l2arc_slot(&lc->l2_ix, hdr->l2_slot)->word &=
+				l2arc_slot(&lc->l2.ix, hdr->l2_slot)->word &=
 					~L2ARC_SLOT_UNVERIFIED;
 			continue;
 		}
@@ -538,11 +540,12 @@ static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 			      struct arc_hdr *hdr, struct l2arc_buf *buf,
 			      bool from_l2)
 {
+	l2arc_assert_locked(lc);
 	f->hdr = hdr;
 	f->buf = buf;
 	f->waiters = NULL;
 	if (from_l2) {
-		const struct l2arc_slot *sl = l2arc_slot(&lc->l2_ix,
+		const struct l2arc_slot *sl = l2arc_slot(&lc->l2.ix,
 							 hdr->l2_slot);
 
 		f->l2_cksum = sl->cksum;
@@ -577,6 +580,7 @@ static void l2arc_throttled(struct l2arc_c *lc)
  */
 static bool l2arc_memory_short(struct l2arc_c *lc)
 {
+	l2arc_assert_locked(lc);
 	if (time_after(jiffies, lc->mem_checked + HZ) || !lc->mem_checked) {
 		lc->mem_checked = jiffies | 1;
 		lc->mem_short = ((u64)si_mem_available() << PAGE_SHIFT) <
@@ -605,6 +609,7 @@ static void l2arc_count(struct l2arc_c *lc, int result, bool iohit,
 {
 	u64 *s = lc->stats;
 
+	l2arc_assert_locked(lc);
 	switch (result) {
 	case ARC_HIT_MRU:
 	case ARC_HIT_MFU:
@@ -696,6 +701,7 @@ static bool l2arc_run_read_over(struct l2arc_c *lc, struct l2arc_run *run,
 {
 	struct l2arc_buf *buf;
 
+	l2arc_assert_locked(lc);
 	if (!run || run->from_l2 || b != run->oblock + run->nr ||
 	    run->nr == run->max)
 		return false;
@@ -713,6 +719,7 @@ static bool l2arc_run_read_over(struct l2arc_c *lc, struct l2arc_run *run,
  */
 static void l2arc_run_trim(struct l2arc_c *lc, struct l2arc_run *run)
 {
+	l2arc_assert_locked(lc);
 	while (run && !run->from_l2 && run->nr && !run->f[run->nr - 1].hdr) {
 		l2arc_buf_put(lc, run->f[--run->nr].buf);
 		run->f[run->nr].buf = NULL;
@@ -732,6 +739,7 @@ static struct l2arc_run *l2arc_run_new(struct l2arc_c *lc, unsigned int max,
 	gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
 	struct l2arc_run *run;
 
+	l2arc_assert_locked(lc);
 	run = kzalloc(struct_size(run, f, max), gfp);
 	if (!run && max > L2ARC_RUN_SHORT) {
 		/* a shorter run rather than none on a fragmented machine */
@@ -748,7 +756,7 @@ static struct l2arc_run *l2arc_run_new(struct l2arc_c *lc, unsigned int max,
 	run->from_l2 = from_l2;
 	if (from_l2) {
 		run->l2_slot = slot;
-		list_add_tail(&run->l2_node, &lc->l2_reads);
+		list_add_tail(&run->l2_node, &lc->l2.reads);
 	}
 	atomic_inc(&lc->fills_inflight);
 	**tail = run;
@@ -1167,6 +1175,7 @@ static unsigned int l2arc_invalidate_hdr(struct l2arc_c *lc,
 {
 	unsigned int resident = hdr->state == ARC_MRU || hdr->state == ARC_MFU;
 
+	l2arc_assert_locked(lc);
 	if (resident && (hdr->flags & ARC_F_IO_IN_PROGRESS))
 		l2arc_hdr_fill(hdr)->detached = true;
 	if (hdr->flags & ARC_F_L2)
@@ -1189,6 +1198,7 @@ static const struct {
 /* A write drops the indexed L2 copy in @slot; arc.lock held. */
 static void l2arc_invalidate_slot(struct l2arc_c *lc, u64 slot)
 {
+	l2arc_assert_locked(lc);
 	lc->stats[L2ARC_STAT_L2_WRITE_INVALIDATES]++;
 	l2arc_index_drop(lc, slot);
 }
@@ -1211,6 +1221,7 @@ static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 	u64 b, s, dropped = 0;
 	unsigned int i, restarts;
 
+	l2arc_assert_locked(lc);
 	if (nr <= arc_nr_hashed(arc)) {
 		for (b = first; b < first + nr; b++) {
 			hdr = arc_lookup(arc, to_oblock(b));
@@ -1253,8 +1264,8 @@ indexed:
 	 * had lost its copy already): block by block, or slot by slot for a
 	 * range of as many blocks as the cache device has slots.
 	 */
-	if (nr < lc->l2_nr_slots) {
-		for (b = first; b < first + nr && lc->l2_ix.nr_indexed; b++) {
+	if (nr < lc->l2.nr_slots) {
+		for (b = first; b < first + nr && lc->l2.ix.nr_indexed; b++) {
 			s = l2arc_l2_find(lc, b);
 			if (s != L2ARC_SLOT_NONE)
 				l2arc_invalidate_slot(lc, s);
@@ -1262,8 +1273,8 @@ indexed:
 		}
 		return dropped;
 	}
-	for (s = 0; s < lc->l2_nr_slots && lc->l2_ix.nr_indexed; s++) {
-		struct l2arc_slot *sl = l2arc_slot(&lc->l2_ix, s);
+	for (s = 0; s < lc->l2.nr_slots && lc->l2.ix.nr_indexed; s++) {
+		struct l2arc_slot *sl = l2arc_slot(&lc->l2.ix, s);
 
 		b = l2arc_slot_oblock(sl);
 		if ((sl->word & L2ARC_SLOT_INDEXED) && b >= first &&

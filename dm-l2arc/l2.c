@@ -91,9 +91,9 @@ bool l2arc_slot_is(struct l2arc_c *lc, u64 slot, struct arc_hdr *hdr)
 
 	l2arc_assert_locked(lc);
 
-	if (slot >= lc->l2_nr_slots || hdr->l2_slot != slot)
+	if (slot >= lc->l2.nr_slots || hdr->l2_slot != slot)
 		return false;
-	sl = l2arc_slot(&lc->l2_ix, slot);
+	sl = l2arc_slot(&lc->l2.ix, slot);
 	return (sl->word & L2ARC_SLOT_HDR) &&
 	       l2arc_slot_oblock(sl) == from_oblock(hdr->oblock);
 }
@@ -112,9 +112,10 @@ bool l2arc_slot_is(struct l2arc_c *lc, u64 slot, struct arc_hdr *hdr)
  */
 struct arc_hdr *l2arc_slot_hdr(struct l2arc_c *lc, u64 slot)
 {
-	const struct l2arc_slot *sl = l2arc_slot(&lc->l2_ix, slot);
+	const struct l2arc_slot *sl = l2arc_slot(&lc->l2.ix, slot);
 	struct arc_hdr *hdr;
 
+	l2arc_assert_locked(lc);
 	if (!(sl->word & L2ARC_SLOT_HDR))
 		return NULL;
 	hdr = arc_lookup(&lc->arc, to_oblock(l2arc_slot_oblock(sl)));
@@ -135,13 +136,14 @@ struct arc_hdr *l2arc_slot_hdr(struct l2arc_c *lc, u64 slot)
  */
 void l2arc_index_drop(struct l2arc_c *lc, u64 slot)
 {
-	struct l2arc_slot *sl = l2arc_slot(&lc->l2_ix, slot);
+	struct l2arc_slot *sl = l2arc_slot(&lc->l2.ix, slot);
 	unsigned int cls = l2arc_slot_class(sl->word);
 
-	if (!l2arc_index_del(&lc->l2_ix, slot))
+	l2arc_assert_locked(lc);
+	if (!l2arc_index_del(&lc->l2.ix, slot))
 		return;
-	lc->l2_blocks--;
-	lc->l2_class_blocks[cls]--;
+	lc->l2.blocks--;
+	lc->l2.class_blocks[cls]--;
 	sl->word = 0;
 	l2arc_log_dirty(lc, slot);
 }
@@ -156,9 +158,10 @@ void l2arc_index_drop(struct l2arc_c *lc, u64 slot)
  */
 u32 l2arc_l2_find(struct l2arc_c *lc, u64 oblock)
 {
-	if (!lc->l2_ix.nr_indexed)
+	l2arc_assert_locked(lc);
+	if (!lc->l2.ix.nr_indexed)
 		return L2ARC_SLOT_NONE;
-	return l2arc_index_find(&lc->l2_ix, oblock);
+	return l2arc_index_find(&lc->l2.ix, oblock);
 }
 
 /**
@@ -179,14 +182,15 @@ bool l2arc_l2_compact(struct arc *arc, struct arc_hdr *hdr)
 	struct l2arc_c *lc = arc->private;
 	u64 cls = l2arc_class_to_slot(hdr->flags), unverified;
 
+	lockdep_assert_held(&arc->lock);
 	if (WARN_ON_ONCE(!l2arc_slot_is(lc, hdr->l2_slot, hdr)))
 		return false;
-	unverified = l2arc_slot(&lc->l2_ix, hdr->l2_slot)->word &
+	unverified = l2arc_slot(&lc->l2.ix, hdr->l2_slot)->word &
 		     L2ARC_SLOT_UNVERIFIED;
 	hdr->flags &= ~(L2ARC_F_CLASS_PREFETCH | L2ARC_F_CLASS_MFU);
-	l2arc_index_add(&lc->l2_ix, hdr->l2_slot, from_oblock(hdr->oblock),
+	l2arc_index_add(&lc->l2.ix, hdr->l2_slot, from_oblock(hdr->oblock),
 			cls);
-	l2arc_slot(&lc->l2_ix, hdr->l2_slot)->word |= unverified;
+	l2arc_slot(&lc->l2.ix, hdr->l2_slot)->word |= unverified;
 	return true;
 }
 
@@ -208,11 +212,12 @@ bool l2arc_l2_claim(struct arc *arc, struct arc_hdr *hdr)
 	struct l2arc_slot *sl;
 	u8 cls;
 
+	lockdep_assert_held(&arc->lock);
 	if (slot == L2ARC_SLOT_NONE)
 		return false;
-	sl = l2arc_slot(&lc->l2_ix, slot);
+	sl = l2arc_slot(&lc->l2.ix, slot);
 	cls = l2arc_class_to_hdr(sl->word);
-	if (!l2arc_index_del(&lc->l2_ix, slot))
+	if (!l2arc_index_del(&lc->l2.ix, slot))
 		return false;
 	hdr->flags |= cls;
 	sl->word |= L2ARC_SLOT_HDR;
@@ -231,12 +236,13 @@ void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr)
 {
 	struct l2arc_c *lc = arc->private;
 
+	lockdep_assert_held(&arc->lock);
 	if (l2arc_slot_is(lc, hdr->l2_slot, hdr)) {
-		l2arc_slot(&lc->l2_ix, hdr->l2_slot)->word = 0;
+		l2arc_slot(&lc->l2.ix, hdr->l2_slot)->word = 0;
 		l2arc_log_dirty(lc, hdr->l2_slot);
 	}
-	lc->l2_blocks--;
-	lc->l2_class_blocks[l2arc_class(hdr)]--;
+	lc->l2.blocks--;
+	lc->l2.class_blocks[l2arc_class(hdr)]--;
 	hdr->flags &= ~(L2ARC_F_CLASS_PREFETCH | L2ARC_F_CLASS_MFU);
 }
 
@@ -248,13 +254,14 @@ void l2arc_l2_drop(struct arc *arc, struct arc_hdr *hdr)
  */
 void l2arc_l2_error(struct l2arc_c *lc)
 {
-	lc->l2_errors++;
-	if (lc->l2_failed ||
-	    lc->l2_errors < l2arc_dev_param(&lc->tun, L2ARC_P_MAX_ERRORS))
+	l2arc_assert_locked(lc);
+	lc->l2.errors++;
+	if (lc->l2.failed ||
+	    lc->l2.errors < l2arc_dev_param(&lc->tun, L2ARC_P_MAX_ERRORS))
 		return;
-	WRITE_ONCE(lc->l2_failed, true);
+	WRITE_ONCE(lc->l2.failed, true);
 	DMERR("%s: %llu cache device errors: cache device dropped, running from ARC and origin",
-	      lc->name, lc->l2_errors);
+	      lc->name, lc->l2.errors);
 }
 
 /**
@@ -273,8 +280,8 @@ void l2arc_l2_error(struct l2arc_c *lc)
 bool l2arc_l2_slow(struct l2arc_c *lc)
 {
 	u64 pct = l2arc_param(L2ARC_P_SLOW_BYPASS_PCT);
-	u64 l2 = ewma_l2arc_lat_read(&lc->l2_lat);
-	u64 origin = ewma_l2arc_lat_read(&lc->origin_lat);
+	u64 l2 = ewma_l2arc_lat_read(&lc->l2.lat);
+	u64 origin = ewma_l2arc_lat_read(&lc->l2.origin_lat);
 
 	return pct && l2 && origin && l2 * 100 > origin * pct;
 }
@@ -296,7 +303,7 @@ bool l2arc_l2_slow(struct l2arc_c *lc)
  */
 void l2arc_note_read(struct l2arc_c *lc, struct l2arc_run *run)
 {
-	struct ewma_l2arc_lat *e = run->from_l2 ? &lc->l2_lat : &lc->origin_lat;
+	struct ewma_l2arc_lat *e = run->from_l2 ? &lc->l2.lat : &lc->l2.origin_lat;
 	u64 us = div_u64(ktime_get_ns() - run->start_ns, NSEC_PER_USEC);
 	u64 avg = ewma_l2arc_lat_read(e);
 
@@ -316,7 +323,7 @@ void l2arc_note_read(struct l2arc_c *lc, struct l2arc_run *run)
  * to the origin).  No either while the cache device is slow
  * (l2arc_l2_slow()), but for one read in %L2ARC_SLOW_PROBE that keeps its
  * latency measured (counted in l2_slow_bypass).  The copy stays in both
- * cases.  A fill that may read it must be put on @lc->l2_reads before
+ * cases.  A fill that may read it must be put on @lc->l2.reads before
  * arc.lock is dropped.
  *
  * Context: arc.lock held.
@@ -325,13 +332,13 @@ void l2arc_note_read(struct l2arc_c *lc, struct l2arc_run *run)
 bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot)
 {
 	l2arc_assert_locked(lc);
-	if (READ_ONCE(lc->l2_failed))
+	if (READ_ONCE(lc->l2.failed))
 		return false;
-	if (slot >= lc->l2_region_start && slot < lc->l2_region_end) {
+	if (slot >= lc->l2.region_start && slot < lc->l2.region_end) {
 		lc->stats[L2ARC_STAT_L2_EVICT_READING]++;
 		return false;
 	}
-	if (l2arc_l2_slow(lc) && ++lc->slow_seq % L2ARC_SLOW_PROBE) {
+	if (l2arc_l2_slow(lc) && ++lc->l2.slow_seq % L2ARC_SLOW_PROBE) {
 		lc->stats[L2ARC_STAT_L2_SLOW_BYPASS]++;
 		return false;
 	}
@@ -341,7 +348,7 @@ bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot)
 /**
  * l2arc_l2_read_done() - a run's read of the cache device is over
  * @lc: the device
- * @run: the run, on @lc->l2_reads
+ * @run: the run, on @lc->l2.reads
  *
  * Takes it off the list and wakes a feed waiting for its slot.
  *
@@ -349,9 +356,10 @@ bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot)
  */
 void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_run *run)
 {
+	l2arc_assert_locked(lc);
 	list_del_init(&run->l2_node);
-	if (wq_has_sleeper(&lc->l2_read_wait))
-		wake_up(&lc->l2_read_wait);
+	if (wq_has_sleeper(&lc->l2.read_wait))
+		wake_up(&lc->l2.read_wait);
 }
 
 /**
@@ -364,7 +372,7 @@ void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_run *run)
 void l2arc_evict_slot(struct l2arc_c *lc, u64 slot)
 {
 	l2arc_assert_locked(lc);
-	struct l2arc_slot *sl = l2arc_slot(&lc->l2_ix, slot);
+	struct l2arc_slot *sl = l2arc_slot(&lc->l2.ix, slot);
 	struct arc_hdr *hdr;
 
 	if (sl->word & L2ARC_SLOT_INDEXED) {
@@ -401,8 +409,9 @@ bool l2arc_meta_over(struct l2arc_c *lc)
 	u64 limit = div_u64(L2ARC_ARC_MAX_BYTES *
 			    l2arc_param(L2ARC_P_META_PERCENT), 100);
 
-	atomic64_add(now - lc->l2only_reported, &l2arc_l2only_bytes);
-	lc->l2only_reported = now;
+	l2arc_assert_locked(lc);
+	atomic64_add(now - lc->l2.l2only_reported, &l2arc_l2only_bytes);
+	lc->l2.l2only_reported = now;
 	return atomic64_read(&l2arc_l2only_bytes) > limit;
 }
 
@@ -412,9 +421,10 @@ static unsigned int l2arc_region_reads(struct l2arc_c *lc)
 	struct l2arc_run *run;
 	unsigned int n = 0;
 
-	list_for_each_entry(run, &lc->l2_reads, l2_node)
-		if (run->l2_slot < lc->l2_region_end &&
-		    run->l2_slot + run->nr > lc->l2_region_start)
+	l2arc_assert_locked(lc);
+	list_for_each_entry(run, &lc->l2.reads, l2_node)
+		if (run->l2_slot < lc->l2.region_end &&
+		    run->l2_slot + run->nr > lc->l2.region_start)
 			n++;
 	return n;
 }
@@ -448,19 +458,19 @@ u64 l2arc_region_claim(struct l2arc_c *lc, unsigned int n)
 	unsigned int busy;
 
 	l2arc_lock(lc);
-	if (lc->l2_hand + n > lc->l2_nr_slots) {
-		lc->l2_hand = 0;
-		lc->l2_laps++;
+	if (lc->l2.hand + n > lc->l2.nr_slots) {
+		lc->l2.hand = 0;
+		lc->l2.laps++;
 	}
-	start = lc->l2_hand;
-	lc->l2_region_start = start;
-	lc->l2_region_end = start + n;
+	start = lc->l2.hand;
+	lc->l2.region_start = start;
+	lc->l2.region_end = start + n;
 	busy = l2arc_region_reads(lc);
 	lc->stats[L2ARC_STAT_L2_EVICT_READING] += busy;
 	l2arc_unlock(lc);
 
 	if (busy)
-		wait_event(lc->l2_read_wait, l2arc_region_idle(lc));
+		wait_event(lc->l2.read_wait, l2arc_region_idle(lc));
 	return start;
 }
 
@@ -479,10 +489,10 @@ void l2arc_l2_drop_all(struct l2arc_c *lc)
 	u64 s;
 
 	l2arc_bulk_lock(lc, &h);
-	for (s = 0; s < lc->l2_nr_slots; s++) {
+	for (s = 0; s < lc->l2.nr_slots; s++) {
 		struct arc_hdr *hdr;
 
-		if (l2arc_slot(&lc->l2_ix, s)->word & L2ARC_SLOT_INDEXED) {
+		if (l2arc_slot(&lc->l2.ix, s)->word & L2ARC_SLOT_INDEXED) {
 			l2arc_index_drop(lc, s);
 		} else {
 			hdr = l2arc_slot_hdr(lc, s);
@@ -491,7 +501,7 @@ void l2arc_l2_drop_all(struct l2arc_c *lc)
 		}
 		l2arc_bulk_yield(lc, &h);
 	}
-	lc->l2_dropped = true;
+	lc->l2.dropped = true;
 	l2arc_bulk_unlock(lc, &h);
 }
 
@@ -598,7 +608,7 @@ int l2arc_l2_check(struct l2arc_c *lc, u64 *slots, char **error)
  */
 int l2arc_l2_init(struct l2arc_c *lc, char **error)
 {
-	if (l2arc_index_init(&lc->l2_ix, lc->l2_nr_slots)) {
+	if (l2arc_index_init(&lc->l2.ix, lc->l2.nr_slots)) {
 		*error = "Cannot allocate the cache device's slot table";
 		return -ENOMEM;
 	}
@@ -612,7 +622,7 @@ int l2arc_l2_init(struct l2arc_c *lc, char **error)
  */
 void l2arc_l2_exit(struct l2arc_c *lc)
 {
-	atomic64_sub(lc->l2only_reported, &l2arc_l2only_bytes);
-	lc->l2only_reported = 0;
-	l2arc_index_exit(&lc->l2_ix);
+	atomic64_sub(lc->l2.l2only_reported, &l2arc_l2only_bytes);
+	lc->l2.l2only_reported = 0;
+	l2arc_index_exit(&lc->l2.ix);
 }

@@ -58,6 +58,7 @@ void l2arc_bulk_unlock(struct l2arc_c *lc, struct l2arc_hold *h)
 {
 	u64 held = ktime_get_ns() - h->t0;
 
+	l2arc_assert_locked(lc);
 	if (held > lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS])
 		lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS] = held;
 	spin_unlock_bh(&lc->arc.lock);
@@ -87,6 +88,7 @@ bool l2arc_bulk_due(struct l2arc_hold *h)
 void l2arc_bulk_relax(struct l2arc_c *lc, struct l2arc_hold *h)
 	__must_hold(&lc->arc.lock)
 {
+	l2arc_assert_locked(lc);
 	l2arc_bulk_unlock(lc, h);
 	cond_resched();
 	l2arc_bulk_lock(lc, h);
@@ -104,6 +106,7 @@ void l2arc_bulk_relax(struct l2arc_c *lc, struct l2arc_hold *h)
 bool l2arc_bulk_yield(struct l2arc_c *lc, struct l2arc_hold *h)
 	__must_hold(&lc->arc.lock)
 {
+	l2arc_assert_locked(lc);
 	if (!l2arc_bulk_due(h))
 		return false;
 	l2arc_bulk_relax(lc, h);
@@ -125,6 +128,7 @@ bool l2arc_bulk_yield(struct l2arc_c *lc, struct l2arc_hold *h)
 struct arc_hdr *l2arc_walk_resume(struct arc *arc, struct arc_hdr *next,
 				  u8 state)
 {
+	lockdep_assert_held(&arc->lock);
 	/* an L2-only header may go to the index at its last unpin */
 	if (!arc_hdr_unpin(arc, next))
 		return NULL;

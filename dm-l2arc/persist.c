@@ -77,7 +77,7 @@
  * 0 (the row is kept for OpenZFS's readers).
  *
  * Locking: the metadata buffer and every metadata I/O are under
- * feed_mutex; the slot table, the index and the dirty bits under
+ * feed.mutex; the slot table, the index and the dirty bits under
  * arc.lock.
  */
 #include <linux/bitmap.h>
@@ -456,7 +456,7 @@ bool l2arc_le_usable(const struct l2arc_log_ent *e, u64 slot, u64 nr_slots,
 
 /*
  * Synchronous I/O of @sectors sectors at @sector of @bdev, to or from
- * @buf (vmalloc'ed, L2ARC_META_IO_BYTES).  Under feed_mutex.
+ * @buf (vmalloc'ed, L2ARC_META_IO_BYTES).  Under feed.mutex.
  */
 static int l2arc_sync_io(struct l2arc_c *lc, struct block_device *bdev,
 			 blk_opf_t opf, sector_t sector, sector_t sectors,
@@ -476,7 +476,7 @@ static int l2arc_sync_io(struct l2arc_c *lc, struct block_device *bdev,
 	unsigned long error_bits = 0;
 	int r;
 
-	lockdep_assert_held(&lc->feed_mutex);
+	lockdep_assert_held(&lc->feed.mutex);
 	r = dm_io(&req, 1, &where, &error_bits, IOPRIO_DEFAULT);
 	if (!r && error_bits)
 		r = -EIO;
@@ -485,11 +485,12 @@ static int l2arc_sync_io(struct l2arc_c *lc, struct block_device *bdev,
 
 /*
  * Synchronous metadata I/O: @nr 4 KiB units from unit @unit of the cache
- * device, to or from @buf.  Under feed_mutex.
+ * device, to or from @buf.  Under feed.mutex.
  */
 static int l2arc_meta_io(struct l2arc_c *lc, blk_opf_t opf, u64 unit,
 			 unsigned int nr, void *buf)
 {
+	lockdep_assert_held(&lc->feed.mutex);
 	return l2arc_sync_io(lc, lc->cache->bdev, opf,
 			     unit << L2ARC_META_UNIT_SHIFT,
 			     (sector_t)nr << L2ARC_META_UNIT_SHIFT, buf);
@@ -524,7 +525,7 @@ static u64 l2arc_fp_mix(u64 guid, unsigned int i)
  * 32 KiB of the target's range of the origin (less when the target is
  * smaller than 2 MiB) into the metadata buffer.
  *
- * Context: process context, may sleep; feed_mutex held.
+ * Context: process context, may sleep; feed.mutex held.
  * Return: 0, or the error of a failed read.
  */
 static int l2arc_origin_fingerprint(struct l2arc_c *lc, u64 guid, u64 *fp)
@@ -541,6 +542,7 @@ static int l2arc_origin_fingerprint(struct l2arc_c *lc, u64 guid, u64 *fp)
 	u64 rem;
 	int r;
 
+	lockdep_assert_held(&lc->feed.mutex);
 	rd[0].at = 0;
 	rd[0].n = edge;
 	rd[1].at = len - edge;
@@ -610,12 +612,12 @@ int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error)
 	u64 min_bytes = l2arc_param(L2ARC_P_REBUILD_MIN_L2SIZE);
 
 	lc->l2_dev_blocks = dev_blocks;
-	lc->l2_nr_slots = l2arc_meta_layout(dev_blocks, lc->block_sectors,
+	lc->l2.nr_slots = l2arc_meta_layout(dev_blocks, lc->block_sectors,
 					    min_bytes, &meta_blocks);
 	if (meta_blocks) {
 		lc->l2_persist = true;
 		lc->l2_meta_blocks = meta_blocks;
-		lc->l2_log_nr = DIV_ROUND_UP(lc->l2_nr_slots,
+		lc->l2_log_nr = DIV_ROUND_UP(lc->l2.nr_slots,
 					     L2ARC_LOG_ENTRIES);
 		buf_bytes = L2ARC_META_IO_BYTES;
 		/* l2arc_l2_check() checked its size: fail, never OOM-kill */
@@ -663,7 +665,7 @@ static void l2arc_dh_want(struct l2arc_c *lc, struct l2arc_dh_want *w)
 	w->block_sectors = lc->block_sectors;
 	w->dev_blocks = lc->l2_dev_blocks;
 	w->meta_blocks = lc->l2_meta_blocks;
-	w->nr_slots = lc->l2_nr_slots;
+	w->nr_slots = lc->l2.nr_slots;
 	w->target_len = lc->ti->len;
 	w->origin_sectors = bdev_nr_sectors(lc->origin->bdev);
 	w->origin_dev = new_encode_dev(lc->origin->bdev->bd_dev);
@@ -674,7 +676,7 @@ static void l2arc_dh_want(struct l2arc_c *lc, struct l2arc_dh_want *w)
 
 /*
  * Write the header in @state (with the origin's fingerprint @fp when
- * clean), behind a flush, with FUA; feed_mutex held.
+ * clean), behind a flush, with FUA; feed.mutex held.
  */
 static int l2arc_dh_write(struct l2arc_c *lc, u32 state, u64 fp)
 {
@@ -688,10 +690,11 @@ static int l2arc_dh_write(struct l2arc_c *lc, u32 state, u64 fp)
 	};
 	struct l2arc_dh_want want;
 
+	lockdep_assert_held(&lc->feed.mutex);
 	l2arc_dh_want(lc, &want);
 	l2arc_lock(lc);
-	life.hand = lc->l2_hand;
-	life.laps = lc->l2_laps;
+	life.hand = lc->l2.hand;
+	life.laps = lc->l2.laps;
 	l2arc_unlock(lc);
 	l2arc_dh_encode(dh, &want, &life);
 	return l2arc_meta_io(lc, REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH |
@@ -704,6 +707,7 @@ static void l2arc_lb_fill(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 	u64 first = i * L2ARC_LOG_ENTRIES, s;
 	unsigned int j, nr_valid = 0;
 
+	l2arc_assert_locked(lc);
 	memset(lb, 0, sizeof(*lb));
 	lb->magic = cpu_to_le64(L2ARC_LB_MAGIC);
 	lb->guid = cpu_to_le64(lc->l2_guid);
@@ -715,9 +719,9 @@ static void l2arc_lb_fill(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		u64 cls;
 
 		s = first + j;
-		if (s >= lc->l2_nr_slots)
+		if (s >= lc->l2.nr_slots)
 			break;
-		sl = l2arc_slot(&lc->l2_ix, s);
+		sl = l2arc_slot(&lc->l2.ix, s);
 		cls = sl->word & L2ARC_SLOT_CLASS;
 		if (!(sl->word & L2ARC_SLOT_INDEXED)) {
 			hdr = l2arc_slot_hdr(lc, s);
@@ -746,7 +750,7 @@ static void l2arc_lb_fill(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
  * A failed write leaves its log blocks dirty and counts a cache device
  * error.
  *
- * Context: process context, may sleep; feed_mutex held.
+ * Context: process context, may sleep; feed.mutex held.
  * Return: 0, or the error of the first failed write.
  */
 int l2arc_log_write_dirty(struct l2arc_c *lc)
@@ -756,6 +760,7 @@ int l2arc_log_write_dirty(struct l2arc_c *lc)
 	struct l2arc_hold h;
 	int r = 0;
 
+	lockdep_assert_held(&lc->feed.mutex);
 	if (!lc->l2_persist || !lc->l2_loaded)
 		return 0;
 	while (!r) {
@@ -945,8 +950,8 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 
 		if (!(flags & L2ARC_LE_VALID))
 			continue;
-		if (!l2arc_le_usable(e, s, lc->l2_nr_slots, lc->nr_blocks) ||
-		    l2arc_slot(&lc->l2_ix, s)->word ||
+		if (!l2arc_le_usable(e, s, lc->l2.nr_slots, lc->nr_blocks) ||
+		    l2arc_slot(&lc->l2.ix, s)->word ||
 		    l2arc_l2_find(lc, ob) != L2ARC_SLOT_NONE) {
 			dirty = true;	/* a block twice: the first one holds */
 			continue;
@@ -965,11 +970,11 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 			cls = L2ARC_SLOT_PREFETCH;
 		else if (flags & L2ARC_LE_MFU)
 			cls = L2ARC_SLOT_MFU;
-		l2arc_slot(&lc->l2_ix, s)->cksum = le32_to_cpu(e->cksum);
-		l2arc_index_add(&lc->l2_ix, s, ob, cls);
-		l2arc_slot(&lc->l2_ix, s)->word |= L2ARC_SLOT_UNVERIFIED;
-		lc->l2_blocks++;
-		lc->l2_class_blocks[l2arc_slot_class(cls)]++;
+		l2arc_slot(&lc->l2.ix, s)->cksum = le32_to_cpu(e->cksum);
+		l2arc_index_add(&lc->l2.ix, s, ob, cls);
+		l2arc_slot(&lc->l2.ix, s)->word |= L2ARC_SLOT_UNVERIFIED;
+		lc->l2.blocks++;
+		lc->l2.class_blocks[l2arc_slot_class(cls)]++;
 		lc->stats[L2ARC_STAT_L2_REBUILD_BUFS]++;
 	}
 	if (dirty)
@@ -1038,7 +1043,7 @@ static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh,
  * log is trusted only if all agree.  A block written through the device
  * since the resume is not a sample.  Returns 0, 1 for a block that
  * differs, or the error of a failed read.  Before the log is read back;
- * feed_mutex held.
+ * feed.mutex held.
  */
 static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 				unsigned int *sampled)
@@ -1047,6 +1052,7 @@ static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 	unsigned int tries, j, k, bytes = lc->block_sectors << SECTOR_SHIFT;
 	int r;
 
+	lockdep_assert_held(&lc->feed.mutex);
 	*sampled = 0;
 	for (tries = 0; *sampled < L2ARC_REBUILD_SAMPLES &&
 	     tries < 4 * L2ARC_REBUILD_SAMPLES; tries++) {
@@ -1066,7 +1072,7 @@ static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 			u64 s = i * L2ARC_LOG_ENTRIES + (j + k) %
 				L2ARC_LOG_ENTRIES;
 
-			if (!l2arc_le_usable(e, s, lc->l2_nr_slots,
+			if (!l2arc_le_usable(e, s, lc->l2.nr_slots,
 					     lc->nr_blocks))
 				continue;
 			ob = le64_to_cpu(e->oblock);
@@ -1093,15 +1099,16 @@ static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 	return 0;
 }
 
-/* Read the log blocks back into the slot table; feed_mutex held. */
+/* Read the log blocks back into the slot table; feed.mutex held. */
 static void l2arc_rebuild_logs(struct l2arc_c *lc)
 {
 	unsigned int per_io = L2ARC_META_IO_BYTES / L2ARC_META_UNIT, n, k;
 	u64 i;
 
+	lockdep_assert_held(&lc->feed.mutex);
 	for (i = 0; i < lc->l2_log_nr; i += n) {
 		n = min_t(u64, per_io, lc->l2_log_nr - i);
-		if (READ_ONCE(lc->l2_failed)) {
+		if (READ_ONCE(lc->l2.failed)) {
 			/* what is not read is written again, empty */
 			l2arc_lock(lc);
 			bitmap_set(lc->l2_log_dirty, i, lc->l2_log_nr - i);
@@ -1134,7 +1141,7 @@ static void l2arc_start_empty(struct l2arc_c *lc)
 /*
  * The first resume with metadata: read the header; from a clean, matching
  * one, take the write hand and set the rebuild of the log going
- * (l2arc_rebuild_run()), else start empty.  feed_mutex held.
+ * (l2arc_rebuild_run()), else start empty.  feed.mutex held.
  */
 static void l2arc_rebuild(struct l2arc_c *lc)
 {
@@ -1145,6 +1152,7 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 	bool origin = false;
 	const char *why;
 
+	lockdep_assert_held(&lc->feed.mutex);
 	if (l2arc_meta_io(lc, REQ_OP_READ, 0, 1, dh)) {
 		lc->stats[L2ARC_STAT_L2_REBUILD_IO_ERRORS]++;
 		why = "cannot read the header";
@@ -1178,8 +1186,8 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 	lc->l2_guid = guid;
 	lc->l2_generation = generation;
 	l2arc_lock(lc);
-	lc->l2_hand = hand;
-	lc->l2_laps = laps;
+	lc->l2.hand = hand;
+	lc->l2.laps = laps;
 	lc->l2_rebuild_t0 = t0;
 	lc->l2_rb_nr = 0;
 	lc->l2_rebuilding = true;
@@ -1209,7 +1217,7 @@ empty:
  * the device empty (l2_rebuild_origin_changed).  A device degraded meanwhile
  * stops it: the log blocks not read are written again empty.
  *
- * Context: process context, may sleep; feed_mutex held.
+ * Context: process context, may sleep; feed.mutex held.
  */
 void l2arc_rebuild_run(struct l2arc_c *lc)
 {
@@ -1219,6 +1227,7 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 	u64 t1;
 	int r;
 
+	lockdep_assert_held(&lc->feed.mutex);
 	if (!lc->l2_rebuilding)
 		return;
 	/* no reclaim through a device whose cache may be half rebuilt */
@@ -1243,7 +1252,7 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 	memalloc_noio_restore(noio);
 	l2arc_lock(lc);
 	lc->l2_rebuilding = false;
-	failed = READ_ONCE(lc->l2_failed);
+	failed = READ_ONCE(lc->l2.failed);
 	if (why)
 		lc->stats[L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED]++;
 	else if (!failed)
@@ -1263,10 +1272,11 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
  * No metadata on this device: void a header an earlier table may have
  * left at sector 0, blindly (slot 0 holds nothing yet, and a read could
  * wait on a slow device), so that an old log never outlives the writes
- * this table does not record.  feed_mutex held.
+ * this table does not record.  feed.mutex held.
  */
 static void l2arc_dh_void(struct l2arc_c *lc)
 {
+	lockdep_assert_held(&lc->feed.mutex);
 	memset(lc->l2_meta_buf, 0, L2ARC_META_UNIT);
 	if (l2arc_meta_io(lc, REQ_OP_WRITE | REQ_SYNC | REQ_FUA, 0, 1,
 			  lc->l2_meta_buf))
@@ -1302,14 +1312,14 @@ const char *l2arc_persist_origin_moved(struct l2arc_c *lc)
  * a new guid, so that no log block on the cache device is read back
  * @lc: the device, its ARC and slot table already emptied
  *
- * Context: process context, may sleep (takes feed_mutex).
+ * Context: process context, may sleep (takes feed.mutex).
  */
 void l2arc_persist_forget(struct l2arc_c *lc)
 {
 	if (lc->cache && lc->l2_persist) {
-		mutex_lock(&lc->feed_mutex);
+		mutex_lock(&lc->feed.mutex);
 		l2arc_start_empty(lc);
-		mutex_unlock(&lc->feed_mutex);
+		mutex_unlock(&lc->feed.mutex);
 	}
 }
 
@@ -1340,7 +1350,7 @@ void l2arc_persist_resume(struct l2arc_c *lc)
 		l2arc_origin_claim(lc, false);
 		goto out;
 	}
-	mutex_lock(&lc->feed_mutex);
+	mutex_lock(&lc->feed.mutex);
 	if (!lc->l2_loaded) {
 		if (lc->l2_persist)
 			l2arc_rebuild(lc);
@@ -1349,7 +1359,7 @@ void l2arc_persist_resume(struct l2arc_c *lc)
 		lc->l2_loaded = true;
 	}
 	l2arc_origin_claim(lc, false);
-	if (lc->l2_persist && !READ_ONCE(lc->l2_failed)) {
+	if (lc->l2_persist && !READ_ONCE(lc->l2.failed)) {
 		lc->l2_generation++;
 		r = l2arc_dh_write(lc, L2ARC_DH_IN_USE, 0);
 		if (r) {
@@ -1358,11 +1368,11 @@ void l2arc_persist_resume(struct l2arc_c *lc)
 			/* a clean header left there must not outlive this load */
 			l2arc_dh_void(lc);
 			l2arc_lock(lc);
-			WRITE_ONCE(lc->l2_failed, true);
+			WRITE_ONCE(lc->l2.failed, true);
 			l2arc_unlock(lc);
 		}
 	}
-	mutex_unlock(&lc->feed_mutex);
+	mutex_unlock(&lc->feed.mutex);
 out:
 	memalloc_noio_restore(noio);
 }
@@ -1391,7 +1401,7 @@ void l2arc_persist_suspend(struct l2arc_c *lc)
 	int r = 0;
 
 	if (!lc->cache || !lc->l2_persist || !lc->l2_loaded ||
-	    READ_ONCE(lc->l2_failed))
+	    READ_ONCE(lc->l2.failed))
 		goto mark;
 	/*
 	 * A noflush suspend (dmsetup suspend --noflush, remove --force) may
@@ -1405,7 +1415,7 @@ void l2arc_persist_suspend(struct l2arc_c *lc)
 		goto mark;
 	}
 	noio = memalloc_noio_save();
-	mutex_lock(&lc->feed_mutex);
+	mutex_lock(&lc->feed.mutex);
 	/* a rebuild not run yet: its log must not outlive this load's writes */
 	l2arc_rebuild_run(lc);
 	r = l2arc_log_write_dirty(lc);
@@ -1429,7 +1439,7 @@ void l2arc_persist_suspend(struct l2arc_c *lc)
 	if (r)
 		DMERR("%s: cannot %s (%d): the cache device starts empty next time",
 		      lc->name, what, r);
-	mutex_unlock(&lc->feed_mutex);
+	mutex_unlock(&lc->feed.mutex);
 	memalloc_noio_restore(noio);
 mark:
 	l2arc_origin_claim(lc, true);

@@ -300,11 +300,11 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_C] = arc_c(arc) << shift;
 	vals[R_L2_ONLY_WRITING] = arc_l2only_writing(arc);
 	l2only = arc_list_size(arc, ARC_LIST_L2ONLY) - vals[R_L2_ONLY_WRITING];
-	indexed = lc->l2_ix.nr_indexed;
-	l2_blocks = lc->l2_blocks;
-	memcpy(l2_class, lc->l2_class_blocks, sizeof(l2_class));
-	vals[R_L2_LAPS] = lc->l2_laps;
-	vals[R_L2_HANDOFF_SIZE] = lc->handoff_nr << shift;
+	indexed = lc->l2.ix.nr_indexed;
+	l2_blocks = lc->l2.blocks;
+	memcpy(l2_class, lc->l2.class_blocks, sizeof(l2_class));
+	vals[R_L2_LAPS] = lc->l2.laps;
+	vals[R_L2_HANDOFF_SIZE] = lc->feed.handoff_nr << shift;
 	vals[R_L2_WRITE_RATE] = l2arc_write_rate(lc);
 	vals[R_L2_WRITE_BYTES_24H] = l2arc_wear_24h(lc);
 	vals[R_LOCK_HOLD_MAX_US] =
@@ -329,16 +329,16 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 
 	vals[R_BUF_POOL_SIZE] = (u64)l2arc_pool_pages(&lc->pool) << PAGE_SHIFT;
 	vals[R_RUNS_DEFERRED] = atomic64_read(&lc->runs_deferred);
-	vals[R_L2_NDEV] = lc->cache && !READ_ONCE(lc->l2_failed);
-	vals[R_L2_DEGRADED] = READ_ONCE(lc->l2_failed);
+	vals[R_L2_NDEV] = lc->cache && !READ_ONCE(lc->l2.failed);
+	vals[R_L2_DEGRADED] = READ_ONCE(lc->l2.failed);
 	vals[R_L2_DWPD_CAP] = l2arc_dwpd_cap(lc);
-	vals[R_L2_READ_LATENCY_US] = ewma_l2arc_lat_read(&lc->l2_lat);
-	vals[R_ORIGIN_READ_LATENCY_US] = ewma_l2arc_lat_read(&lc->origin_lat);
+	vals[R_L2_READ_LATENCY_US] = ewma_l2arc_lat_read(&lc->l2.lat);
+	vals[R_ORIGIN_READ_LATENCY_US] = ewma_l2arc_lat_read(&lc->l2.origin_lat);
 	vals[R_L2_SIZE] = l2_blocks << shift;
 	vals[R_L2_ASIZE] = l2_blocks << shift;
 	vals[R_L2_ONLY_BLOCKS] = l2only + indexed;
 	vals[R_L2_HDR_SIZE] = l2only * sizeof(struct arc_hdr) +
-			      l2arc_index_bytes(&lc->l2_ix);
+			      l2arc_index_bytes(&lc->l2.ix);
 	vals[R_L2_PREFETCH_ASIZE] = l2_class[L2ARC_CLASS_PREFETCH] << shift;
 	vals[R_L2_MRU_ASIZE] = l2_class[L2ARC_CLASS_MRU] << shift;
 	vals[R_L2_MFU_ASIZE] = l2_class[L2ARC_CLASS_MFU] << shift;

@@ -72,7 +72,7 @@ static unsigned long l2arc_shrink_count(struct shrinker *s,
 		       arc_list_size(&lc->arc, ARC_T2);
 
 	unsigned long n = l2arc_pool_pages(&lc->pool) +
-			  READ_ONCE(lc->handoff_nr) * lc->block_pages;
+			  READ_ONCE(lc->feed.handoff_nr) * lc->block_pages;
 
 	/*
 	 * Never the L2ARC's index: it is allocated at table load, 18 to 20
@@ -261,12 +261,12 @@ static struct l2arc_c *l2arc_ctx_new(struct dm_target *ti)
 	ti->private = lc;
 	INIT_LIST_HEAD(&lc->stats_node);
 	init_waitqueue_head(&lc->fills_wait);
-	mutex_init(&lc->feed_mutex);
+	mutex_init(&lc->feed.mutex);
 	spin_lock_init(&lc->wr_lock);
 	lc->wr_tree = RB_ROOT_CACHED;
 	l2arc_pool_init(&lc->pool, 1);
-	INIT_LIST_HEAD(&lc->l2_reads);
-	init_waitqueue_head(&lc->l2_read_wait);
+	INIT_LIST_HEAD(&lc->l2.reads);
+	init_waitqueue_head(&lc->l2.read_wait);
 	/* unique among the targets of one table (a concatenation) */
 	if (ti->begin)
 		snprintf(lc->name, sizeof(lc->name), "%.23s+%llu",
@@ -456,7 +456,7 @@ static const char *l2arc_health(struct l2arc_c *lc)
 	unsigned long at = READ_ONCE(lc->throttle_at);
 	bool throttled = at && time_before(jiffies, at + L2ARC_THROTTLE_SHOWN);
 
-	if (READ_ONCE(lc->l2_failed))
+	if (READ_ONCE(lc->l2.failed))
 		return throttled ? "degraded,throttled" : "degraded";
 	if (lc->cache && l2arc_l2_slow(lc))
 		return throttled ? "slow,throttled" : "slow";
@@ -479,7 +479,7 @@ static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 	b2 = arc_list_size(&lc->arc, ARC_B2);
 	p = arc_p_blocks(&lc->arc);
 	c = arc_c(&lc->arc);
-	l2_blocks = lc->l2_blocks;
+	l2_blocks = lc->l2.blocks;
 	rate = l2arc_write_rate(lc);
 	day = l2arc_wear_24h(lc);
 	l2arc_unlock(lc);
@@ -489,7 +489,7 @@ static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 	       v[L2ARC_STAT_HITS], v[L2ARC_STAT_MISSES],
 	       v[L2ARC_STAT_MRU_GHOST_HITS], v[L2ARC_STAT_MFU_GHOST_HITS]);
 	DMEMIT(" %llu/%llu %llu %llu %llu %llu %llu %llu",
-	       l2_blocks, lc->l2_nr_slots, v[L2ARC_STAT_L2_HITS],
+	       l2_blocks, lc->l2.nr_slots, v[L2ARC_STAT_L2_HITS],
 	       v[L2ARC_STAT_L2_MISSES], v[L2ARC_STAT_L2_WRITE_BYTES],
 	       v[L2ARC_STAT_L2_CKSUM_BAD], v[L2ARC_STAT_L2_IO_ERROR],
 	       v[L2ARC_STAT_L2_WRITES_ERROR]);
@@ -583,6 +583,7 @@ static void l2arc_verify_hdr(struct l2arc_c *lc, struct arc_hdr *hdr,
 {
 	bool resident = id == ARC_T1 || id == ARC_T2;
 
+	l2arc_assert_locked(lc);
 	if (hdr->state - ARC_MRU != id)
 		l2arc_verify_bad(lc, bad, "header state", hdr->state, id);
 	if (resident != !!hdr->data)
@@ -597,10 +598,10 @@ static void l2arc_verify_hdr(struct l2arc_c *lc, struct arc_hdr *hdr,
 		return;
 	(*l2)++;
 	cls[l2arc_class(hdr)]++;
-	if (hdr->l2_slot >= lc->l2_nr_slots ||
+	if (hdr->l2_slot >= lc->l2.nr_slots ||
 	    l2arc_slot_hdr(lc, hdr->l2_slot) != hdr)
 		l2arc_verify_bad(lc, bad, "L2 copy not in the slot table",
-				 hdr->l2_slot, lc->l2_nr_slots);
+				 hdr->l2_slot, lc->l2.nr_slots);
 }
 
 /*
@@ -610,12 +611,13 @@ static void l2arc_verify_hdr(struct l2arc_c *lc, struct arc_hdr *hdr,
 static void l2arc_verify_indexed(struct l2arc_c *lc, u64 s, u64 *cls,
 				 unsigned int *bad)
 {
-	struct l2arc_slot *sl = l2arc_slot(&lc->l2_ix, s);
+	struct l2arc_slot *sl = l2arc_slot(&lc->l2.ix, s);
 	u64 b = l2arc_slot_oblock(sl);
 
-	if (l2arc_index_find(&lc->l2_ix, b) != s)
+	l2arc_assert_locked(lc);
+	if (l2arc_index_find(&lc->l2.ix, b) != s)
 		l2arc_verify_bad(lc, bad, "indexed slot found by its block",
-				 l2arc_index_find(&lc->l2_ix, b), s);
+				 l2arc_index_find(&lc->l2.ix, b), s);
 	if (arc_lookup(&lc->arc, to_oblock(b)))
 		l2arc_verify_bad(lc, bad, "indexed block with a header", 1, 0);
 	cls[l2arc_slot_class(sl->word)]++;
@@ -638,7 +640,7 @@ static int l2arc_verify(struct l2arc_c *lc, char *result, unsigned int maxlen)
 	struct arc_hdr *hdr;
 	u64 s;
 
-	if ((u64)arc_nr_hashed(arc) + lc->l2_nr_slots > L2ARC_VERIFY_MAX) {
+	if ((u64)arc_nr_hashed(arc) + lc->l2.nr_slots > L2ARC_VERIFY_MAX) {
 		DMERR_LIMIT("%s: verify: more than %lu headers and slots",
 			    lc->name, L2ARC_VERIFY_MAX);
 		return -E2BIG;
@@ -653,8 +655,8 @@ static int l2arc_verify(struct l2arc_c *lc, char *result, unsigned int maxlen)
 			l2arc_verify_bad(lc, &bad, "list length", n[id],
 					 arc_list_size(arc, id));
 	}
-	for (s = 0; s < lc->l2_nr_slots; s++) {
-		if (l2arc_slot(&lc->l2_ix, s)->word & L2ARC_SLOT_INDEXED) {
+	for (s = 0; s < lc->l2.nr_slots; s++) {
+		if (l2arc_slot(&lc->l2.ix, s)->word & L2ARC_SLOT_INDEXED) {
 			indexed++;
 			map++;
 			l2arc_verify_indexed(lc, s, cls, &bad);
@@ -664,25 +666,25 @@ static int l2arc_verify(struct l2arc_c *lc, char *result, unsigned int maxlen)
 		if (hdr && (hdr->flags & ARC_F_L2))
 			map++;
 	}
-	if (indexed != lc->l2_ix.nr_indexed)
+	if (indexed != lc->l2.ix.nr_indexed)
 		l2arc_verify_bad(lc, &bad, "indexed slots", indexed,
-				 lc->l2_ix.nr_indexed);
+				 lc->l2.ix.nr_indexed);
 	l2 += indexed;
 	if (n[ARC_T1] + n[ARC_T2] + n[ARC_B1] + n[ARC_B2] +
 	    n[ARC_LIST_L2ONLY] != arc_nr_hashed(arc))
 		l2arc_verify_bad(lc, &bad, "headers hashed",
 				 n[ARC_T1] + n[ARC_T2] + n[ARC_B1] + n[ARC_B2] +
 				 n[ARC_LIST_L2ONLY], arc_nr_hashed(arc));
-	if (l2 != lc->l2_blocks)
+	if (l2 != lc->l2.blocks)
 		l2arc_verify_bad(lc, &bad, "headers and indexed slots with an L2 copy", l2,
-				 lc->l2_blocks);
-	if (map != lc->l2_blocks)
+				 lc->l2.blocks);
+	if (map != lc->l2.blocks)
 		l2arc_verify_bad(lc, &bad, "slots holding a copy", map,
-				 lc->l2_blocks);
+				 lc->l2.blocks);
 	for (i = 0; i < L2ARC_NR_CLASSES; i++)
-		if (cls[i] != lc->l2_class_blocks[i])
+		if (cls[i] != lc->l2.class_blocks[i])
 			l2arc_verify_bad(lc, &bad, "L2 copies of a class",
-					 cls[i], lc->l2_class_blocks[i]);
+					 cls[i], lc->l2.class_blocks[i]);
 	l2arc_unlock(lc);
 
 	if (bad)
@@ -714,7 +716,7 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 		memset(lc->stats, 0, sizeof(lc->stats));
 		atomic64_set(&lc->runs_deferred, 0);
 		lc->deleted_base = arc_evicted(&lc->arc);
-		lc->l2_errors = 0;	/* counts towards l2arc_max_errors anew */
+		lc->l2.errors = 0;	/* counts towards l2arc_max_errors anew */
 		l2arc_unlock(lc);
 		return 0;
 	}
