@@ -41,6 +41,35 @@
  * so drawing a new guid voids every log block at once.  An entry is used
  * only with %L2ARC_LE_VALID, a slot below nr_slots and a block within the
  * target (l2arc_le_usable()).
+ *
+ * Versioning
+ * ==========
+ *
+ * The header's version changes only for a layout that older code cannot
+ * even checksum or place: another header or log block size, another
+ * place for the log blocks or the slots, another checksum.  Older code
+ * refuses such a header (%L2ARC_DH_UNSUPPORTED) and starts the cache
+ * device empty.  Anything else is added as a feature bit, in the header's
+ * feature_compat or feature_incompat, which sit in the zero tail of
+ * version 2's header and are covered by its checksum: version 2 headers
+ * written before the fields were named read as "no feature".
+ *
+ *   feature_compat     a feature that a reader unaware of it may ignore
+ *                      (for example a hint in the zero tail).  Unknown
+ *                      bits are ignored; an older writer rewrites the
+ *                      header without them, which tells a newer reader
+ *                      that the feature's data may be stale.
+ *   feature_incompat   a feature that changes what the header, a log
+ *                      block or an entry means (for example a new entry
+ *                      flag that must not be ignored).  A reader that
+ *                      finds a bit it does not know refuses the header
+ *                      (%L2ARC_DH_INCOMPAT): the cache device starts
+ *                      empty, counted with the unsupported versions.
+ *
+ * This code knows no feature (%L2ARC_FEATURE_COMPAT_SUPP and
+ * %L2ARC_FEATURE_INCOMPAT_SUPP are 0) and writes both masks zero.  Log
+ * blocks have no spare bytes: a change to them is an incompat feature of
+ * the header, or a new version.
  */
 #include <linux/crc32c.h>
 #include <linux/kernel.h>
@@ -103,7 +132,8 @@ u32 l2arc_meta_cksum(void *unit, size_t off)
  * @dh: a 4 KiB unit read from sector 0 of the cache device
  * @want: what the table has
  *
- * Checks, in order: the magic, the checksum, the version, the geometry
+ * Checks, in order: the magic, the checksum, the version, the
+ * incompatible features (compatible ones are ignored), the geometry
  * (block size, device size, metadata size, slots, a hand within the
  * slots), the origin (device number, size, target length), the origin's
  * unique id (when both sides have one) and the state.
@@ -123,6 +153,8 @@ enum l2arc_dh_verdict l2arc_dh_decode(struct l2arc_dev_hdr *dh,
 		return L2ARC_DH_BAD_CKSUM;
 	if (le32_to_cpu(dh->version) != L2ARC_DH_VERSION)
 		return L2ARC_DH_UNSUPPORTED;
+	if (le32_to_cpu(dh->feature_incompat) & ~L2ARC_FEATURE_INCOMPAT_SUPP)
+		return L2ARC_DH_INCOMPAT;
 	if (le32_to_cpu(dh->block_sectors) != want->block_sectors ||
 	    le64_to_cpu(dh->dev_blocks) != want->dev_blocks ||
 	    le64_to_cpu(dh->meta_blocks) != want->meta_blocks ||
@@ -177,6 +209,7 @@ void l2arc_dh_encode(struct l2arc_dev_hdr *dh, const struct l2arc_dh_want *want,
 	dh->uid_type = cpu_to_le32(want->uid_type);
 	dh->uid_len = cpu_to_le32(want->uid_len);
 	memcpy(dh->uid, want->uid, min_t(u32, want->uid_len, L2ARC_UID_BYTES));
+	/* no feature is defined: both masks stay zero */
 	l2arc_dh_seal(dh);
 }
 

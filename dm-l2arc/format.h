@@ -36,6 +36,13 @@
 #define L2ARC_DH_CLEAN		1
 #define L2ARC_DH_IN_USE		2
 
+/*
+ * Feature bits of the header (see struct l2arc_dev_hdr): none is defined
+ * yet, so every bit is unknown to this code.
+ */
+#define L2ARC_FEATURE_COMPAT_SUPP	0U
+#define L2ARC_FEATURE_INCOMPAT_SUPP	0U
+
 /* Log entry flags */
 #define L2ARC_LE_VALID		BIT(0)
 #define L2ARC_LE_PREFETCH	BIT(1)
@@ -73,6 +80,23 @@
  *            driver gives none
  * @uid_len: bytes of @uid used
  * @uid: the origin's unique id (WWID, EUI-64, NGUID)
+ * @feature_compat: features that a reader which does not know them may
+ *                  ignore; an older writer clears them when it rewrites
+ *                  the header
+ * @feature_incompat: features without which the header and the log
+ *                    cannot be read right: a reader that finds one it
+ *                    does not know starts the cache device empty
+ *
+ * Versioning: @version changes only with a layout that older code cannot
+ * even checksum or place (another header size, another log block or slot
+ * layout); older code refuses such a header (%L2ARC_DH_UNSUPPORTED).
+ * Anything else is added as a feature bit in the zero space after @uid,
+ * which the checksum already covers.  A feature that a reader unaware of
+ * it can ignore, and whose data an older writer may drop, is a
+ * @feature_compat bit; any other is a @feature_incompat bit, refused by a
+ * reader that does not know it (%L2ARC_DH_INCOMPAT).  Version 2 headers
+ * written before the two fields were named hold zero in both, and decode
+ * as before.
  */
 struct l2arc_dev_hdr {
 	__le64 magic;
@@ -95,13 +119,17 @@ struct l2arc_dev_hdr {
 	__le32 uid_type;
 	__le32 uid_len;
 	u8 uid[L2ARC_UID_BYTES];
+	__le32 feature_compat;
+	__le32 feature_incompat;
 } __packed;
 
-/* Version 2's layout */
+/* Version 2's layout: the feature fields sit in what was its zero tail */
 static_assert(offsetof(struct l2arc_dev_hdr, cksum) == 12);
 static_assert(offsetof(struct l2arc_dev_hdr, origin_fp) == 112);
 static_assert(offsetof(struct l2arc_dev_hdr, uid) == 128);
-static_assert(sizeof(struct l2arc_dev_hdr) == 144);
+static_assert(offsetof(struct l2arc_dev_hdr, feature_compat) == 144);
+static_assert(offsetof(struct l2arc_dev_hdr, feature_incompat) == 148);
+static_assert(sizeof(struct l2arc_dev_hdr) == 152);
 
 /**
  * struct l2arc_log_ent - what one slot holds (16 bytes)
@@ -196,6 +224,8 @@ struct l2arc_dh_life {
  *                         another target length
  * @L2ARC_DH_OTHER_UID: the origin's unique id differs
  * @L2ARC_DH_UNCLEAN: state "in use" (a crash) or unknown
+ * @L2ARC_DH_INCOMPAT: this version, but an incompatible feature this
+ *                     code does not know
  */
 enum l2arc_dh_verdict {
 	L2ARC_DH_OK,
@@ -206,6 +236,7 @@ enum l2arc_dh_verdict {
 	L2ARC_DH_OTHER_ORIGIN,
 	L2ARC_DH_OTHER_UID,
 	L2ARC_DH_UNCLEAN,
+	L2ARC_DH_INCOMPAT,
 };
 
 /**

@@ -4,8 +4,8 @@
  * slots start on a cache device, for the sizes the documentation and the
  * VM tests quote, at and around the bounds); the encoders, checked byte
  * for byte against checksums computed outside the kernel; and the
- * decoders fed crafted units (valid checksums over wrong contents) and
- * corrupt ones.
+ * decoders fed crafted units (valid checksums over wrong contents),
+ * corrupt ones and headers with feature bits this code does not know.
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
@@ -273,6 +273,8 @@ static void format_test_dh_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(dh->uid_type), 3U);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(dh->uid_len), 4U);
 	KUNIT_EXPECT_EQ(test, memcmp(dh->uid, w->uid, L2ARC_UID_BYTES), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(dh->feature_compat), 0U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(dh->feature_incompat), 0U);
 	for (i = 0; i < L2ARC_META_UNIT - sizeof(*dh); i++)
 		KUNIT_ASSERT_EQ_MSG(test, tail[i], 0, "byte %zu",
 				    sizeof(*dh) + i);
@@ -331,6 +333,73 @@ static void format_test_dh_magic(struct kunit *test)
 	dh->magic = cpu_to_le64(swab64(L2ARC_DH_MAGIC));	/* big-endian */
 	l2arc_dh_seal(dh);
 	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_NONE);
+}
+
+/* A header of this version with the feature masks set, then sealed */
+static struct l2arc_dev_hdr *format_test_dh_feat(struct kunit *test,
+						 u32 compat, u32 incompat)
+{
+	struct l2arc_dev_hdr *dh = format_test_dh_full(test, L2ARC_DH_CLEAN);
+
+	dh->feature_compat = cpu_to_le32(compat);
+	dh->feature_incompat = cpu_to_le32(incompat);
+	l2arc_dh_seal(dh);
+	return dh;
+}
+
+/*
+ * Unknown compatible features are ignored; an unknown incompatible one
+ * refuses the header, after the magic, checksum and version checks and
+ * before any other.
+ */
+static void format_test_dh_features(struct kunit *test)
+{
+	const struct l2arc_dh_want *w = &format_test_want;
+	struct l2arc_dev_hdr *dh;
+
+	KUNIT_EXPECT_EQ(test, L2ARC_FEATURE_COMPAT_SUPP, 0U);
+	KUNIT_EXPECT_EQ(test, L2ARC_FEATURE_INCOMPAT_SUPP, 0U);
+	/* zeros: every version 2 header written so far */
+	dh = format_test_dh_feat(test, 0, 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(dh->cksum),
+			FORMAT_TEST_DH_CLEAN_CKSUM);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_OK);
+
+	dh = format_test_dh_feat(test, BIT(0), 0);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_OK);
+	dh = format_test_dh_feat(test, BIT(31), 0);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_OK);
+	dh = format_test_dh_feat(test, U32_MAX, 0);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_OK);
+
+	dh = format_test_dh_feat(test, 0, BIT(0));
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_INCOMPAT);
+	dh = format_test_dh_feat(test, 0, BIT(31));
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_INCOMPAT);
+	dh = format_test_dh_feat(test, U32_MAX, BIT(7));
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_INCOMPAT);
+
+	/* the checksum is checked first: a flipped bit is corruption */
+	dh = format_test_dh_full(test, L2ARC_DH_CLEAN);
+	dh->feature_incompat = cpu_to_le32(BIT(0));
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_BAD_CKSUM);
+	/* then the version */
+	dh = format_test_dh_feat(test, 0, BIT(0));
+	dh->version = cpu_to_le32(3);
+	l2arc_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_UNSUPPORTED);
+	/* and the features before the geometry, the origin and the state */
+	dh = format_test_dh_feat(test, 0, BIT(1));
+	dh->block_sectors = cpu_to_le32(16);
+	dh->origin_dev = cpu_to_le64(1);
+	dh->state = cpu_to_le32(L2ARC_DH_IN_USE);
+	l2arc_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_INCOMPAT);
+	/* a compatible bit does not hide another verdict */
+	dh = format_test_dh_feat(test, BIT(3), 0);
+	dh->state = cpu_to_le32(L2ARC_DH_IN_USE);
+	l2arc_dh_seal(dh);
+	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_UNCLEAN);
 }
 
 /* Log block 3 of FORMAT_TEST_GUID: slots 762 and 1015 hold copies */
@@ -468,6 +537,7 @@ static struct kunit_case format_test_cases[] = {
 	KUNIT_CASE(format_test_dh_round_trip),
 	KUNIT_CASE(format_test_dh_corrupt),
 	KUNIT_CASE(format_test_dh_magic),
+	KUNIT_CASE(format_test_dh_features),
 	KUNIT_CASE(format_test_lb_decode),
 	KUNIT_CASE(format_test_lb_round_trip),
 	KUNIT_CASE(format_test_lb_crafted),

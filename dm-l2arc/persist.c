@@ -39,13 +39,13 @@
  * carries its table's token, and a rebuild needs the header's token to be
  * the origin's last claim since the module was loaded.
  *
- * A rebuild needs a header with the magic, version 2 (else
- * l2_rebuild_unsupported), a good crc32c and the same block size, device
- * size, target length, origin size and origin device number (else
- * l2_rebuild_dh_errors, with a log line), state "clean" (else
- * l2_rebuild_unclean), and l2arc_rebuild (the table's, else the module's
- * l2arc_rebuild_enabled) on.  Each log block needs the magic, the
- * header's guid and its own index (else it was never written since the
+ * A rebuild needs a header with the magic, version 2 and no unknown
+ * incompatible feature (else l2_rebuild_unsupported), a good crc32c and
+ * the same block size, device size, target length, origin size and origin
+ * device number (else l2_rebuild_dh_errors, with a log line), state
+ * "clean" (else l2_rebuild_unclean), and l2arc_rebuild (the table's, else
+ * the module's l2arc_rebuild_enabled) on.  Each log block needs the magic,
+ * the header's guid and its own index (else it was never written since the
  * device was last formatted: its slots are empty) and a good crc32c (else
  * l2_rebuild_cksum_lb_errors: its slots are empty, and it is written
  * again).  Each entry's block must lie within the target and appear only
@@ -808,6 +808,9 @@ static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh,
 	case L2ARC_DH_UNSUPPORTED:
 		st[L2ARC_STAT_L2_REBUILD_UNSUPPORTED]++;
 		return "unsupported format version";
+	case L2ARC_DH_INCOMPAT:
+		st[L2ARC_STAT_L2_REBUILD_UNSUPPORTED]++;
+		return "unsupported format feature";
 	case L2ARC_DH_GEOMETRY:
 		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
 		return "another block size or cache device size";
