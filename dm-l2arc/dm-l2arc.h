@@ -31,6 +31,7 @@
 
 #include "arc.h"
 #include "compat.h"
+#include "format.h"
 #include "l2index.h"
 #include "zfetch.h"
 
@@ -42,9 +43,6 @@
 
 /* The ARC holds at least this many blocks (arc_max, arc_min). */
 #define L2ARC_ARC_MIN_BLOCKS		16
-
-/* A cache device must hold at least this many blocks. */
-#define L2ARC_CACHE_MIN_BLOCKS		16
 
 /* Write ranges a device remembers while its rebuild is pending. */
 #define L2ARC_REBUILD_WRITES		256
@@ -630,9 +628,6 @@ struct l2arc_c {
 
 #include "lock.h"
 
-/* Slots one log block describes (persist.c). */
-#define L2ARC_LOG_ENTRIES	254
-
 /* Largest metadata read or write, bytes. */
 #define L2ARC_META_IO_BYTES	SZ_1M
 
@@ -842,8 +837,6 @@ void l2arc_buf_copy_to_bio(struct l2arc_buf *b, size_t boff, struct bio *bio,
 void l2arc_buf_add_to_bio(struct bio *bio, struct l2arc_buf *b);
 
 /* persist.c */
-u64 l2arc_meta_layout(u64 dev_blocks, u32 block_sectors, u64 min_bytes,
-		      u64 *meta_blocks);
 int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error);
 void l2arc_persist_exit(struct l2arc_c *lc);
 void l2arc_persist_resume(struct l2arc_c *lc);

@@ -3,23 +3,8 @@
  * dm-l2arc: the persistent L2ARC -- the cache device's header and log
  * blocks, and the rebuild at table load.
  *
- * Layout
- * ======
- *
- * A cache device of at least l2arc_rebuild_blocks_min_l2size bytes (the
- * name and default, 1 GiB, are OpenZFS's) that can hold its metadata and
- * 16 slots more is laid out, in 4 KiB units from sector 0, as:
- *
- *   0          the device header (struct l2arc_dev_hdr)
- *   1 .. L     log blocks (struct l2arc_log_blk); log block i describes
- *              slots 254 i to 254 i + 253, one 16-byte entry a slot
- *   M ..       the slots: slot s is cache block M + s of the device
- *
- * where M, l2_meta_blocks, is 4 KiB x (1 + ceil(T / 254)) rounded up to
- * whole cache blocks for a device of T cache blocks, and L is
- * ceil((T - M) / 254).  The metadata is 0.39 % of the device at 4 KiB
- * blocks and 0.012 % at 128 KiB.  A smaller device holds slots only, slot
- * 0 at sector 0, and nothing of it survives a reload.
+ * The layout of the cache device (a header at sector 0, log blocks, then
+ * the slots), its checksums and its versioning rule are format.c's.
  *
  * OpenZFS writes its log blocks at the write hand, among the data, and
  * chains them from the header.  Ours sit at fixed places, one per 254
@@ -54,13 +39,13 @@
  * carries its table's token, and a rebuild needs the header's token to be
  * the origin's last claim since the module was loaded.
  *
- * A rebuild needs a header with the magic, version 1 (else
- * l2_rebuild_unsupported), a good crc32c and the same block size, device
- * size, target length, origin size and origin device number (else
- * l2_rebuild_dh_errors, with a log line), state "clean" (else
- * l2_rebuild_unclean), and l2arc_rebuild (the table's, else the module's
- * l2arc_rebuild_enabled) on.  Each log block needs the magic, the
- * header's guid and its own index (else it was never written since the
+ * A rebuild needs a header with the magic, version 2 and no unknown
+ * incompatible feature (else l2_rebuild_unsupported), a good crc32c and
+ * the same block size, device size, target length, origin size and origin
+ * device number (else l2_rebuild_dh_errors, with a log line), state
+ * "clean" (else l2_rebuild_unclean), and l2arc_rebuild (the table's, else
+ * the module's l2arc_rebuild_enabled) on.  Each log block needs the magic,
+ * the header's guid and its own index (else it was never written since the
  * device was last formatted: its slots are empty) and a good crc32c (else
  * l2_rebuild_cksum_lb_errors: its slots are empty, and it is written
  * again).  Each entry's block must lie within the target and appear only
@@ -310,150 +295,6 @@ void l2arc_persist_module_exit(void)
 	}
 }
 
-/**
- * l2arc_meta_cksum() - crc32c of a 4 KiB metadata unit whose checksum
- * field reads as zero
- * @unit: the unit (it is restored before return)
- * @off: the checksum field's offset in it
- *
- * Context: any.
- * Return: crc32c, seed ~0.
- */
-u32 l2arc_meta_cksum(void *unit, size_t off)
-{
-	__le32 *field = unit + off, saved = *field;
-	u32 c;
-
-	*field = 0;
-	c = crc32c(~0U, unit, L2ARC_META_UNIT);
-	*field = saved;
-	return c;
-}
-
-/**
- * l2arc_dh_decode() - can a table rebuild from this header?
- * @dh: a 4 KiB unit read from sector 0 of the cache device
- * @want: what the table has
- *
- * Checks, in order: the magic, the checksum, the version, the geometry
- * (block size, device size, metadata size, slots, a hand within the
- * slots), the origin (device number, size, target length), the origin's
- * unique id (when both sides have one) and the state.
- *
- * Context: any; pure (reads @dh and @want only).
- * Return: the first check that failed, or %L2ARC_DH_OK.
- */
-enum l2arc_dh_verdict l2arc_dh_decode(struct l2arc_dev_hdr *dh,
-				      const struct l2arc_dh_want *want)
-{
-	u32 uid_len = le32_to_cpu(dh->uid_len);
-
-	if (le64_to_cpu(dh->magic) != L2ARC_DH_MAGIC)
-		return L2ARC_DH_NONE;
-	if (le32_to_cpu(dh->cksum) !=
-	    l2arc_meta_cksum(dh, offsetof(struct l2arc_dev_hdr, cksum)))
-		return L2ARC_DH_BAD_CKSUM;
-	if (le32_to_cpu(dh->version) != L2ARC_DH_VERSION)
-		return L2ARC_DH_UNSUPPORTED;
-	if (le32_to_cpu(dh->block_sectors) != want->block_sectors ||
-	    le64_to_cpu(dh->dev_blocks) != want->dev_blocks ||
-	    le64_to_cpu(dh->meta_blocks) != want->meta_blocks ||
-	    le64_to_cpu(dh->nr_slots) != want->nr_slots ||
-	    le64_to_cpu(dh->hand) > want->nr_slots)
-		return L2ARC_DH_GEOMETRY;
-	if (le64_to_cpu(dh->target_len) != want->target_len ||
-	    le64_to_cpu(dh->origin_sectors) != want->origin_sectors ||
-	    le64_to_cpu(dh->origin_dev) != want->origin_dev)
-		return L2ARC_DH_OTHER_ORIGIN;
-	if (uid_len > L2ARC_UID_BYTES)
-		return L2ARC_DH_BAD_CKSUM;	/* a crafted header */
-	if (le32_to_cpu(dh->uid_type) != want->uid_type ||
-	    uid_len != want->uid_len || memcmp(dh->uid, want->uid, uid_len))
-		return L2ARC_DH_OTHER_UID;
-	if (le32_to_cpu(dh->state) != L2ARC_DH_CLEAN)
-		return L2ARC_DH_UNCLEAN;
-	return L2ARC_DH_OK;
-}
-
-/**
- * l2arc_dh_encode() - lay out a header in a 4 KiB unit, checksum included
- * @dh: the unit (all of it is written: the rest is zero)
- * @want: the device, the target and the origin it describes
- * @life: its state, guid, generation, write hand, owner and fingerprint
- *
- * The inverse of l2arc_dh_decode(): a header it lays out decodes as
- * %L2ARC_DH_OK against the same @want when @life's state is clean.
- *
- * Context: any; pure.
- */
-void l2arc_dh_encode(struct l2arc_dev_hdr *dh, const struct l2arc_dh_want *want,
-		     const struct l2arc_dh_life *life)
-{
-	size_t off = offsetof(struct l2arc_dev_hdr, cksum);
-
-	memset(dh, 0, L2ARC_META_UNIT);
-	dh->magic = cpu_to_le64(L2ARC_DH_MAGIC);
-	dh->version = cpu_to_le32(L2ARC_DH_VERSION);
-	dh->state = cpu_to_le32(life->state);
-	dh->block_sectors = cpu_to_le32(want->block_sectors);
-	dh->guid = cpu_to_le64(life->guid);
-	dh->generation = cpu_to_le64(life->generation);
-	dh->dev_blocks = cpu_to_le64(want->dev_blocks);
-	dh->meta_blocks = cpu_to_le64(want->meta_blocks);
-	dh->nr_slots = cpu_to_le64(want->nr_slots);
-	dh->target_len = cpu_to_le64(want->target_len);
-	dh->origin_sectors = cpu_to_le64(want->origin_sectors);
-	dh->origin_dev = cpu_to_le64(want->origin_dev);
-	dh->hand = cpu_to_le64(life->hand);
-	dh->laps = cpu_to_le64(life->laps);
-	dh->owner = cpu_to_le64(life->owner);
-	dh->origin_fp = cpu_to_le64(life->origin_fp);
-	dh->uid_type = cpu_to_le32(want->uid_type);
-	dh->uid_len = cpu_to_le32(want->uid_len);
-	memcpy(dh->uid, want->uid, min_t(u32, want->uid_len, L2ARC_UID_BYTES));
-	dh->cksum = cpu_to_le32(l2arc_meta_cksum(dh, off));
-}
-
-/**
- * l2arc_lb_decode() - is this log block of this format?
- * @lb: a 4 KiB unit read from log block @index's place
- * @index: the log block's index
- * @guid: the header's guid
- *
- * Context: any; pure.
- * Return: %L2ARC_LB_EMPTY for another magic, guid or index (never written
- * since the device was formatted), %L2ARC_LB_BAD_CKSUM, or %L2ARC_LB_OK.
- */
-enum l2arc_lb_verdict l2arc_lb_decode(struct l2arc_log_blk *lb, u64 index,
-				      u64 guid)
-{
-	if (le64_to_cpu(lb->magic) != L2ARC_LB_MAGIC ||
-	    le64_to_cpu(lb->guid) != guid || le64_to_cpu(lb->index) != index)
-		return L2ARC_LB_EMPTY;
-	if (le32_to_cpu(lb->cksum) !=
-	    l2arc_meta_cksum(lb, offsetof(struct l2arc_log_blk, cksum)))
-		return L2ARC_LB_BAD_CKSUM;
-	return L2ARC_LB_OK;
-}
-
-/**
- * l2arc_le_usable() - does a log entry describe a copy this table can
- * index?
- * @e: the entry
- * @slot: its slot
- * @nr_slots: the cache device's slots
- * @nr_blocks: the target's blocks
- *
- * Context: any; pure.
- * Return: true for a valid entry of a slot and a block in range.
- */
-bool l2arc_le_usable(const struct l2arc_log_ent *e, u64 slot, u64 nr_slots,
-		     u64 nr_blocks)
-{
-	return (le32_to_cpu(e->flags) & L2ARC_LE_VALID) && slot < nr_slots &&
-	       le64_to_cpu(e->oblock) < nr_blocks;
-}
-
 /*
  * Synchronous I/O of @sectors sectors at @sector of @bdev, to or from
  * @buf (vmalloc'ed, L2ARC_META_IO_BYTES).  Under feed.mutex.
@@ -562,35 +403,6 @@ static int l2arc_origin_fingerprint(struct l2arc_c *lc, u64 guid, u64 *fp)
 	}
 	*fp = (u64)ieee << 32 | c;
 	return 0;
-}
-
-/**
- * l2arc_meta_layout() - where the slots of a cache device start
- * @dev_blocks: the device's size, in cache blocks (>= 16)
- * @block_sectors: the cache block size, in sectors (8..2048)
- * @min_bytes: l2arc_rebuild_blocks_min_l2size, bytes
- * @meta_blocks: set to the cache blocks before slot 0: the header and
- *               ceil(@dev_blocks / 254) log blocks of 4 KiB, rounded up
- *               to whole cache blocks; 0 for a device below @min_bytes or
- *               one that cannot also hold 16 slots (no metadata)
- *
- * Context: any.
- * Return: the slot count, @dev_blocks - *@meta_blocks.
- */
-u64 l2arc_meta_layout(u64 dev_blocks, u32 block_sectors, u64 min_bytes,
-		      u64 *meta_blocks)
-{
-	u64 block_bytes = (u64)block_sectors << SECTOR_SHIFT;
-	u64 meta = DIV_ROUND_UP((1 + DIV_ROUND_UP(dev_blocks,
-						  L2ARC_LOG_ENTRIES)) *
-				L2ARC_META_UNIT, block_bytes);
-
-	*meta_blocks = 0;
-	if (dev_blocks * block_bytes < min_bytes ||
-	    dev_blocks < meta + L2ARC_CACHE_MIN_BLOCKS)
-		return dev_blocks;
-	*meta_blocks = meta;
-	return dev_blocks - meta;
 }
 
 /**
@@ -708,10 +520,7 @@ static void l2arc_lb_fill(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 	unsigned int j, nr_valid = 0;
 
 	l2arc_assert_locked(lc);
-	memset(lb, 0, sizeof(*lb));
-	lb->magic = cpu_to_le64(L2ARC_LB_MAGIC);
-	lb->guid = cpu_to_le64(lc->l2_guid);
-	lb->index = cpu_to_le64(i);
+	l2arc_lb_init(lb, i, lc->l2_guid);
 	for (j = 0; j < L2ARC_LOG_ENTRIES; j++) {
 		struct l2arc_slot *sl;
 		struct arc_hdr *hdr;
@@ -781,13 +590,8 @@ int l2arc_log_write_dirty(struct l2arc_c *lc)
 		l2arc_bulk_unlock(lc, &h);
 		if (!n)
 			break;
-		for (k = 0; k < n; k++) {
-			struct l2arc_log_blk *lb = lc->l2_meta_buf +
-						   k * L2ARC_META_UNIT;
-			size_t off = offsetof(struct l2arc_log_blk, cksum);
-
-			lb->cksum = cpu_to_le32(l2arc_meta_cksum(lb, off));
-		}
+		for (k = 0; k < n; k++)
+			l2arc_lb_seal(lc->l2_meta_buf + k * L2ARC_META_UNIT);
 		r = l2arc_meta_io(lc, REQ_OP_WRITE, 1 + first, n,
 				  lc->l2_meta_buf);
 		l2arc_lock(lc);
@@ -1009,6 +813,9 @@ static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh,
 	case L2ARC_DH_UNSUPPORTED:
 		st[L2ARC_STAT_L2_REBUILD_UNSUPPORTED]++;
 		return "unsupported format version";
+	case L2ARC_DH_INCOMPAT:
+		st[L2ARC_STAT_L2_REBUILD_UNSUPPORTED]++;
+		return "unsupported format feature";
 	case L2ARC_DH_GEOMETRY:
 		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
 		return "another block size or cache device size";
