@@ -44,9 +44,6 @@
 /* The ARC holds at least this many blocks (arc_max, arc_min). */
 #define L2ARC_ARC_MIN_BLOCKS		16
 
-/* Write ranges a device remembers while its rebuild is pending. */
-#define L2ARC_REBUILD_WRITES		256
-
 /* Smallest ARC a parameter may ask for: 16 blocks of 4 KiB, in bytes. */
 #define L2ARC_ARC_MIN_BYTES		(16ULL * 4096)
 
@@ -454,21 +451,9 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
 /* A read counts for at most this many times the latency average so far. */
 #define L2ARC_LAT_CLAMP		4
 
-/**
- * struct l2arc_rb_range - blocks [@first, @last] of the origin, in a set
- * kept by l2arc_ranges_add() (sorted by @first, disjoint)
- * @first: the first block
- * @last: the last block, @first or more
- */
-struct l2arc_rb_range {
-	u64 first;
-	u64 last;
-};
-
 #include "l2.h"
 #include "feed.h"
-
-struct l2arc_owner;
+#include "persist.h"
 
 /**
  * struct l2arc_c - one l2arc target instance
@@ -521,43 +506,7 @@ struct l2arc_owner;
  * @tun: this device's own tunables (table features, messages)
  * @l2: the cache device's slots and reads (l2.h)
  * @feed: the feed, the hand-off queue and the wear cap (feed.h)
- * @l2_dev_blocks: the cache device's size, in blocks
- * @l2_persist: the cache device holds a header and log blocks (persist.c)
- * @l2_meta_blocks: blocks before slot 0 (the header and the log blocks);
- *                  slot s is block @l2_meta_blocks + s of the cache device
- * @l2_log_nr: log blocks, one per %L2ARC_LOG_ENTRIES slots
- * @l2_log_dirty: log blocks whose copy on the cache device differs from
- *                the slot table; under @arc.lock
- * @l2_guid: random id of this format of the cache device
- * @l2_generation: incremented at every in-use header write
- * @l2_loaded: the first resume has read the header (and rebuilds, or
- *             started cold)
- * @l2_rebuilding: the log blocks are still to be read into the slot table
- *                 (l2arc_rebuild_run(), by the first feed or a suspend);
- *                 set at the first resume, cleared under @arc.lock
- * @l2_rebuild_t0: ktime_get_ns() at that resume
- * @l2_rb_writes: block ranges written since the resume while
- *                @l2_rebuilding, which the rebuild must not index, sorted
- *                and disjoint (l2arc_ranges_add()); under @arc.lock
- * @l2_rb_nr: ranges in @l2_rb_writes; when it is full, a new range
- *            widens the one nearest to it (more blocks left out, never
- *            fewer)
- * @l2_io: dm-io client of the metadata reads and writes
- * @l2_meta_buf: %L2ARC_META_IO_BYTES of vmalloc'ed buffer for them; used
- *               under @feed.mutex
- * @owner_token: random, nonzero: this table's claim on its origin
- *               (l2arc_origin_claim())
- * @owner_spare: the claim entry allocated in the ctr, for a resume that
- *               finds the origin unclaimed (then NULL)
- * @resumed: resumed once (a later resume checks the origin's claim)
- * @noflush_suspend: the suspend under way is a noflush one (presuspend):
- *                   its postsuspend sends nothing to the origin, which may
- *                   be one that queues I/O with no path
- * @origin_uid_type: the origin's unique id kind (enum blk_unique_id), 0
- *                   when its driver gives none
- * @origin_uid_len: bytes of @origin_uid
- * @origin_uid: the origin's unique id (WWID, EUI-64, NGUID), taken in
- *              the ctr
+ * @persist: the persistent L2ARC and the origin's claim (persist.h)
  *
  * @dwpd_tokens and @dwpd_at are changed by feeds only (@feed.mutex); the
  * buckets and the @win_* fields under @arc.lock (changed by feeds only).
@@ -603,27 +552,7 @@ struct l2arc_c {
 	struct l2arc_tunables tun;
 	struct l2arc_l2 l2;
 	struct l2arc_feed feed;
-	u64 l2_dev_blocks;
-	bool l2_persist;
-	u64 l2_meta_blocks;
-	u64 l2_log_nr;
-	unsigned long *l2_log_dirty;
-	u64 l2_guid;
-	u64 l2_generation;
-	bool l2_loaded;
-	bool l2_rebuilding;
-	u64 l2_rebuild_t0;
-	struct l2arc_rb_range l2_rb_writes[L2ARC_REBUILD_WRITES];
-	unsigned int l2_rb_nr;
-	struct dm_io_client *l2_io;
-	void *l2_meta_buf;
-	u64 owner_token;
-	struct l2arc_owner *owner_spare;
-	bool resumed;
-	bool noflush_suspend;
-	u32 origin_uid_type;
-	u32 origin_uid_len;
-	u8 origin_uid[16];
+	struct l2arc_persist persist;
 };
 
 #include "lock.h"
@@ -681,7 +610,7 @@ static inline struct l2arc_buf *l2arc_hdr_buf(const struct arc_hdr *hdr)
  */
 static inline sector_t l2arc_slot_sector(const struct l2arc_c *lc, u64 slot)
 {
-	return (sector_t)(lc->l2_meta_blocks + slot) << lc->block_shift;
+	return (sector_t)(lc->persist.meta_blocks + slot) << lc->block_shift;
 }
 
 /**
@@ -693,8 +622,8 @@ static inline sector_t l2arc_slot_sector(const struct l2arc_c *lc, u64 slot)
  */
 static inline void l2arc_log_dirty(struct l2arc_c *lc, u64 slot)
 {
-	if (lc->l2_persist && slot < lc->l2.nr_slots)
-		__set_bit(div_u64(slot, L2ARC_LOG_ENTRIES), lc->l2_log_dirty);
+	if (lc->persist.enabled && slot < lc->l2.nr_slots)
+		__set_bit(div_u64(slot, L2ARC_LOG_ENTRIES), lc->persist.log_dirty);
 }
 
 struct l2arc_io;
@@ -835,25 +764,6 @@ u32 l2arc_buf_cksum(struct l2arc_buf *b);
 void l2arc_buf_copy_to_bio(struct l2arc_buf *b, size_t boff, struct bio *bio,
 			   struct bvec_iter it, size_t len);
 void l2arc_buf_add_to_bio(struct bio *bio, struct l2arc_buf *b);
-
-/* persist.c */
-int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error);
-void l2arc_persist_exit(struct l2arc_c *lc);
-void l2arc_persist_resume(struct l2arc_c *lc);
-const char *l2arc_persist_origin_moved(struct l2arc_c *lc);
-void l2arc_persist_forget(struct l2arc_c *lc);
-void l2arc_rebuild_run(struct l2arc_c *lc);
-void l2arc_rebuild_note_write(struct l2arc_c *lc, u64 first, u64 last);
-bool l2arc_ranges_find(const struct l2arc_rb_range *r, unsigned int nr, u64 b);
-void l2arc_ranges_add(struct l2arc_rb_range *r, unsigned int *nr,
-		      unsigned int max, u64 first, u64 last);
-void l2arc_persist_suspend(struct l2arc_c *lc);
-void l2arc_origin_claim(struct l2arc_c *lc, bool mark);
-int l2arc_origin_claim_init(struct l2arc_c *lc);
-void l2arc_origin_claim_exit(struct l2arc_c *lc);
-void l2arc_origin_uid(struct l2arc_c *lc);
-void l2arc_persist_module_exit(void);
-int l2arc_log_write_dirty(struct l2arc_c *lc);
 
 /* stats.c */
 int l2arc_stats_init(void);

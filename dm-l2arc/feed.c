@@ -642,7 +642,7 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
  */
 u64 l2arc_dwpd_cap(struct l2arc_c *lc)
 {
-	u64 size = lc->l2_dev_blocks * l2arc_block_bytes(lc);
+	u64 size = lc->persist.dev_blocks * l2arc_block_bytes(lc);
 
 	return mul_u64_u64_div_u64(size, l2arc_dev_param(&lc->tun,
 							 L2ARC_P_DWPD_LIMIT),
@@ -1031,7 +1031,7 @@ static void l2arc_feed_worker(struct work_struct *work)
 void l2arc_feed_start(struct l2arc_c *lc)
 {
 	/* at once when the log is still to be read back (a rebuild) */
-	unsigned long delay = READ_ONCE(lc->l2_rebuilding) ? 0 :
+	unsigned long delay = READ_ONCE(lc->persist.rebuilding) ? 0 :
 		l2arc_dev_param(&lc->tun, L2ARC_P_FEED_SECS) * HZ;
 
 	if (!lc->cache)

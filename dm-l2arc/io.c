@@ -1323,7 +1323,7 @@ static void l2arc_write_begin(struct l2arc_c *lc, struct bio *bio,
 	l2arc_bulk_lock(lc, &h);
 	l2arc_wr_enter(lc, &io->wr);
 	io->tracked = true;
-	if (unlikely(lc->l2_rebuilding))
+	if (unlikely(lc->persist.rebuilding))
 		l2arc_rebuild_note_write(lc, io->wr.start, io->wr.last);
 	dropped = l2arc_invalidate_range(lc, &h, io->wr.start, nr);
 	lc->stats[L2ARC_STAT_WRITES] += nr;

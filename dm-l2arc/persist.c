@@ -201,8 +201,8 @@ void l2arc_origin_claim(struct l2arc_c *lc, bool mark)
 	mutex_lock(&l2arc_owners_mutex);
 	o = l2arc_owner_find(bdev->bd_dev);
 	if (!o) {
-		o = lc->owner_spare;
-		lc->owner_spare = NULL;
+		o = lc->persist.owner_spare;
+		lc->persist.owner_spare = NULL;
 		o->origin = bdev->bd_dev;
 		list_add(&o->node, &l2arc_owners);
 	}
@@ -211,9 +211,9 @@ void l2arc_origin_claim(struct l2arc_c *lc, bool mark)
 	 * target of the table aborted leaves the device suspended, and its
 	 * next resume must still compare with the mark of the suspend.
 	 */
-	if (!mark && o->token == lc->owner_token)
+	if (!mark && o->token == lc->persist.owner_token)
 		goto out;
-	o->token = lc->owner_token;
+	o->token = lc->persist.owner_token;
 	o->marked = mark;
 	if (mark) {
 		o->diskseq = bdev->bd_disk->diskseq;
@@ -233,8 +233,8 @@ out:
  */
 int l2arc_origin_claim_init(struct l2arc_c *lc)
 {
-	lc->owner_spare = kzalloc(sizeof(*lc->owner_spare), GFP_KERNEL);
-	return lc->owner_spare ? 0 : -ENOMEM;
+	lc->persist.owner_spare = kzalloc(sizeof(*lc->persist.owner_spare), GFP_KERNEL);
+	return lc->persist.owner_spare ? 0 : -ENOMEM;
 }
 
 /**
@@ -243,8 +243,8 @@ int l2arc_origin_claim_init(struct l2arc_c *lc)
  */
 void l2arc_origin_claim_exit(struct l2arc_c *lc)
 {
-	kfree(lc->owner_spare);
-	lc->owner_spare = NULL;
+	kfree(lc->persist.owner_spare);
+	lc->persist.owner_spare = NULL;
 }
 
 /**
@@ -267,15 +267,15 @@ void l2arc_origin_uid(struct l2arc_c *lc)
 	unsigned int i;
 	int n;
 
-	lc->origin_uid_type = 0;
-	lc->origin_uid_len = 0;
+	lc->persist.origin_uid_type = 0;
+	lc->persist.origin_uid_len = 0;
 	if (!disk->fops->get_unique_id)
 		return;
 	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
-		n = disk->fops->get_unique_id(disk, lc->origin_uid, kinds[i]);
+		n = disk->fops->get_unique_id(disk, lc->persist.origin_uid, kinds[i]);
 		if (n > 0 && n <= L2ARC_UID_BYTES) {
-			lc->origin_uid_type = kinds[i];
-			lc->origin_uid_len = n;
+			lc->persist.origin_uid_type = kinds[i];
+			lc->persist.origin_uid_len = n;
 			return;
 		}
 	}
@@ -312,7 +312,7 @@ static int l2arc_sync_io(struct l2arc_c *lc, struct block_device *bdev,
 		.bi_opf = opf,
 		.mem.type = DM_IO_VMA,
 		.mem.ptr.vma = buf,
-		.client = lc->l2_io,
+		.client = lc->persist.io,
 	};
 	unsigned long error_bits = 0;
 	int r;
@@ -377,7 +377,7 @@ static int l2arc_origin_fingerprint(struct l2arc_c *lc, u64 guid, u64 *fp)
 	struct {
 		sector_t at, n;
 	} rd[2 + L2ARC_FP_SPREAD];
-	void *buf = lc->l2_meta_buf;
+	void *buf = lc->persist.meta_buf;
 	u32 c = ~0U, ieee = ~0U;
 	unsigned int i;
 	u64 rem;
@@ -423,30 +423,30 @@ int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error)
 	u64 meta_blocks;
 	u64 min_bytes = l2arc_param(L2ARC_P_REBUILD_MIN_L2SIZE);
 
-	lc->l2_dev_blocks = dev_blocks;
+	lc->persist.dev_blocks = dev_blocks;
 	lc->l2.nr_slots = l2arc_meta_layout(dev_blocks, lc->block_sectors,
 					    min_bytes, &meta_blocks);
 	if (meta_blocks) {
-		lc->l2_persist = true;
-		lc->l2_meta_blocks = meta_blocks;
-		lc->l2_log_nr = DIV_ROUND_UP(lc->l2.nr_slots,
-					     L2ARC_LOG_ENTRIES);
+		lc->persist.enabled = true;
+		lc->persist.meta_blocks = meta_blocks;
+		lc->persist.log_nr = DIV_ROUND_UP(lc->l2.nr_slots,
+						  L2ARC_LOG_ENTRIES);
 		buf_bytes = L2ARC_META_IO_BYTES;
 		/* l2arc_l2_check() checked its size: fail, never OOM-kill */
-		lc->l2_log_dirty = kvcalloc(BITS_TO_LONGS(lc->l2_log_nr),
-					    sizeof(unsigned long),
-					    GFP_KERNEL | __GFP_RETRY_MAYFAIL |
-					    __GFP_NOWARN);
-		if (!lc->l2_log_dirty)
+		lc->persist.log_dirty =
+			kvcalloc(BITS_TO_LONGS(lc->persist.log_nr),
+				 sizeof(unsigned long),
+				 GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+		if (!lc->persist.log_dirty)
 			goto nomem;
 	}
 	/* without metadata too: a header left at sector 0 is voided */
-	lc->l2_meta_buf = vmalloc(buf_bytes);
-	if (!lc->l2_meta_buf)
+	lc->persist.meta_buf = vmalloc(buf_bytes);
+	if (!lc->persist.meta_buf)
 		goto nomem;
-	lc->l2_io = dm_io_client_create();
-	if (IS_ERR(lc->l2_io)) {
-		lc->l2_io = NULL;
+	lc->persist.io = dm_io_client_create();
+	if (IS_ERR(lc->persist.io)) {
+		lc->persist.io = NULL;
 		goto nomem;
 	}
 	return 0;
@@ -461,13 +461,13 @@ nomem:
  */
 void l2arc_persist_exit(struct l2arc_c *lc)
 {
-	if (lc->l2_io)
-		dm_io_client_destroy(lc->l2_io);
-	lc->l2_io = NULL;
-	vfree(lc->l2_meta_buf);
-	lc->l2_meta_buf = NULL;
-	kvfree(lc->l2_log_dirty);
-	lc->l2_log_dirty = NULL;
+	if (lc->persist.io)
+		dm_io_client_destroy(lc->persist.io);
+	lc->persist.io = NULL;
+	vfree(lc->persist.meta_buf);
+	lc->persist.meta_buf = NULL;
+	kvfree(lc->persist.log_dirty);
+	lc->persist.log_dirty = NULL;
 }
 
 /* What a table needs of a header (struct l2arc_dh_want) */
@@ -475,15 +475,15 @@ static void l2arc_dh_want(struct l2arc_c *lc, struct l2arc_dh_want *w)
 {
 	memset(w, 0, sizeof(*w));
 	w->block_sectors = lc->block_sectors;
-	w->dev_blocks = lc->l2_dev_blocks;
-	w->meta_blocks = lc->l2_meta_blocks;
+	w->dev_blocks = lc->persist.dev_blocks;
+	w->meta_blocks = lc->persist.meta_blocks;
 	w->nr_slots = lc->l2.nr_slots;
 	w->target_len = lc->ti->len;
 	w->origin_sectors = bdev_nr_sectors(lc->origin->bdev);
 	w->origin_dev = new_encode_dev(lc->origin->bdev->bd_dev);
-	w->uid_type = lc->origin_uid_type;
-	w->uid_len = lc->origin_uid_len;
-	memcpy(w->uid, lc->origin_uid, lc->origin_uid_len);
+	w->uid_type = lc->persist.origin_uid_type;
+	w->uid_len = lc->persist.origin_uid_len;
+	memcpy(w->uid, lc->persist.origin_uid, lc->persist.origin_uid_len);
 }
 
 /*
@@ -492,12 +492,12 @@ static void l2arc_dh_want(struct l2arc_c *lc, struct l2arc_dh_want *w)
  */
 static int l2arc_dh_write(struct l2arc_c *lc, u32 state, u64 fp)
 {
-	struct l2arc_dev_hdr *dh = lc->l2_meta_buf;
+	struct l2arc_dev_hdr *dh = lc->persist.meta_buf;
 	struct l2arc_dh_life life = {
 		.state = state,
-		.guid = lc->l2_guid,
-		.generation = lc->l2_generation,
-		.owner = lc->owner_token,
+		.guid = lc->persist.guid,
+		.generation = lc->persist.generation,
+		.owner = lc->persist.owner_token,
 		.origin_fp = fp,
 	};
 	struct l2arc_dh_want want;
@@ -520,7 +520,7 @@ static void l2arc_lb_fill(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 	unsigned int j, nr_valid = 0;
 
 	l2arc_assert_locked(lc);
-	l2arc_lb_init(lb, i, lc->l2_guid);
+	l2arc_lb_init(lb, i, lc->persist.guid);
 	for (j = 0; j < L2ARC_LOG_ENTRIES; j++) {
 		struct l2arc_slot *sl;
 		struct arc_hdr *hdr;
@@ -570,17 +570,17 @@ int l2arc_log_write_dirty(struct l2arc_c *lc)
 	int r = 0;
 
 	lockdep_assert_held(&lc->feed.mutex);
-	if (!lc->l2_persist || !lc->l2_loaded)
+	if (!lc->persist.enabled || !lc->persist.loaded)
 		return 0;
 	while (!r) {
 		l2arc_bulk_lock(lc, &h);
-		i = find_next_bit(lc->l2_log_dirty, lc->l2_log_nr, i);
+		i = find_next_bit(lc->persist.log_dirty, lc->persist.log_nr, i);
 		first = i;
 		n = 0;
-		while (n < per_io && i < lc->l2_log_nr &&
-		       test_bit(i, lc->l2_log_dirty)) {
-			__clear_bit(i, lc->l2_log_dirty);
-			l2arc_lb_fill(lc, i, lc->l2_meta_buf +
+		while (n < per_io && i < lc->persist.log_nr &&
+		       test_bit(i, lc->persist.log_dirty)) {
+			__clear_bit(i, lc->persist.log_dirty);
+			l2arc_lb_fill(lc, i, lc->persist.meta_buf +
 				      n * L2ARC_META_UNIT);
 			n++;
 			i++;
@@ -591,12 +591,12 @@ int l2arc_log_write_dirty(struct l2arc_c *lc)
 		if (!n)
 			break;
 		for (k = 0; k < n; k++)
-			l2arc_lb_seal(lc->l2_meta_buf + k * L2ARC_META_UNIT);
+			l2arc_lb_seal(lc->persist.meta_buf + k * L2ARC_META_UNIT);
 		r = l2arc_meta_io(lc, REQ_OP_WRITE, 1 + first, n,
-				  lc->l2_meta_buf);
+				  lc->persist.meta_buf);
 		l2arc_lock(lc);
 		if (r) {
-			bitmap_set(lc->l2_log_dirty, first, n);
+			bitmap_set(lc->persist.log_dirty, first, n);
 			l2arc_l2_error(lc);
 		} else {
 			lc->stats[L2ARC_STAT_L2_LOG_BLK_WRITES] += n;
@@ -691,7 +691,7 @@ void l2arc_ranges_add(struct l2arc_rb_range *r, unsigned int *nr,
 static bool l2arc_rebuild_written(struct l2arc_c *lc, u64 b)
 {
 	l2arc_assert_locked(lc);
-	return l2arc_ranges_find(lc->l2_rb_writes, lc->l2_rb_nr, b);
+	return l2arc_ranges_find(lc->persist.rb_writes, lc->persist.rb_nr, b);
 }
 
 /**
@@ -712,9 +712,9 @@ static bool l2arc_rebuild_written(struct l2arc_c *lc, u64 b)
 void l2arc_rebuild_note_write(struct l2arc_c *lc, u64 first, u64 last)
 {
 	l2arc_assert_locked(lc);
-	if (!lc->l2_rebuilding)
+	if (!lc->persist.rebuilding)
 		return;
-	l2arc_ranges_add(lc->l2_rb_writes, &lc->l2_rb_nr,
+	l2arc_ranges_add(lc->persist.rb_writes, &lc->persist.rb_nr,
 			 L2ARC_REBUILD_WRITES, first, last);
 }
 
@@ -728,13 +728,13 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 	unsigned int j;
 	bool dirty = false;
 
-	switch (l2arc_lb_decode(lb, i, lc->l2_guid)) {
+	switch (l2arc_lb_decode(lb, i, lc->persist.guid)) {
 	case L2ARC_LB_EMPTY:
 		return;	/* not written since the device was formatted */
 	case L2ARC_LB_BAD_CKSUM:
 		l2arc_lock(lc);
 		lc->stats[L2ARC_STAT_L2_REBUILD_CKSUM_LB_ERRORS]++;
-		__set_bit(i, lc->l2_log_dirty);
+		__set_bit(i, lc->persist.log_dirty);
 		l2arc_unlock(lc);
 		return;
 	case L2ARC_LB_OK:
@@ -782,7 +782,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		lc->stats[L2ARC_STAT_L2_REBUILD_BUFS]++;
 	}
 	if (dirty)
-		__set_bit(i, lc->l2_log_dirty);
+		__set_bit(i, lc->persist.log_dirty);
 	l2arc_unlock(lc);
 }
 
@@ -855,7 +855,7 @@ static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh,
 static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 				unsigned int *sampled)
 {
-	struct l2arc_log_blk *lb = lc->l2_meta_buf;
+	struct l2arc_log_blk *lb = lc->persist.meta_buf;
 	unsigned int tries, j, k, bytes = lc->block_sectors << SECTOR_SHIFT;
 	int r;
 
@@ -863,7 +863,7 @@ static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 	*sampled = 0;
 	for (tries = 0; *sampled < L2ARC_REBUILD_SAMPLES &&
 	     tries < 4 * L2ARC_REBUILD_SAMPLES; tries++) {
-		u64 i = get_random_u32() % lc->l2_log_nr, ob = 0;
+		u64 i = get_random_u32() % lc->persist.log_nr, ob = 0;
 		u32 ck = 0;
 		bool found = false;
 
@@ -890,7 +890,7 @@ static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 			continue;
 		r = l2arc_sync_io(lc, lc->origin->bdev, REQ_OP_READ,
 				  ob << lc->block_shift, lc->block_sectors,
-				  lc->l2_meta_buf);
+				  lc->persist.meta_buf);
 		if (r)
 			return r;
 		/* written through the device since the resume: not a sample */
@@ -900,7 +900,7 @@ static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 		if (!found)
 			continue;
 		(*sampled)++;
-		if (crc32c(~0U, lc->l2_meta_buf, bytes) != ck)
+		if (crc32c(~0U, lc->persist.meta_buf, bytes) != ck)
 			return 1;
 	}
 	return 0;
@@ -913,25 +913,25 @@ static void l2arc_rebuild_logs(struct l2arc_c *lc)
 	u64 i;
 
 	lockdep_assert_held(&lc->feed.mutex);
-	for (i = 0; i < lc->l2_log_nr; i += n) {
-		n = min_t(u64, per_io, lc->l2_log_nr - i);
+	for (i = 0; i < lc->persist.log_nr; i += n) {
+		n = min_t(u64, per_io, lc->persist.log_nr - i);
 		if (READ_ONCE(lc->l2.failed)) {
 			/* what is not read is written again, empty */
 			l2arc_lock(lc);
-			bitmap_set(lc->l2_log_dirty, i, lc->l2_log_nr - i);
+			bitmap_set(lc->persist.log_dirty, i, lc->persist.log_nr - i);
 			l2arc_unlock(lc);
 			break;
 		}
 		if (l2arc_meta_io(lc, REQ_OP_READ, 1 + i, n,
-				  lc->l2_meta_buf)) {
+				  lc->persist.meta_buf)) {
 			l2arc_lock(lc);
 			lc->stats[L2ARC_STAT_L2_REBUILD_IO_ERRORS]++;
-			bitmap_set(lc->l2_log_dirty, i, n);
+			bitmap_set(lc->persist.log_dirty, i, n);
 			l2arc_unlock(lc);
 			continue;
 		}
 		for (k = 0; k < n; k++) {
-			l2arc_lb_load(lc, i + k, lc->l2_meta_buf +
+			l2arc_lb_load(lc, i + k, lc->persist.meta_buf +
 				      k * L2ARC_META_UNIT);
 			cond_resched();
 		}
@@ -941,8 +941,8 @@ static void l2arc_rebuild_logs(struct l2arc_c *lc)
 /* Start empty: a new guid voids every log block on the device. */
 static void l2arc_start_empty(struct l2arc_c *lc)
 {
-	lc->l2_guid = get_random_u64();
-	lc->l2_generation = 0;
+	lc->persist.guid = get_random_u64();
+	lc->persist.generation = 0;
 }
 
 /*
@@ -952,7 +952,7 @@ static void l2arc_start_empty(struct l2arc_c *lc)
  */
 static void l2arc_rebuild(struct l2arc_c *lc)
 {
-	struct l2arc_dev_hdr *dh = lc->l2_meta_buf;
+	struct l2arc_dev_hdr *dh = lc->persist.meta_buf;
 	bool want = lc->table.rebuild_set ? lc->table.rebuild :
 		    l2arc_param(L2ARC_P_REBUILD_ENABLED);
 	u64 t0 = ktime_get_ns(), guid, generation, hand, laps, fp, now;
@@ -990,14 +990,14 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 		origin = true;
 		goto empty;
 	}
-	lc->l2_guid = guid;
-	lc->l2_generation = generation;
+	lc->persist.guid = guid;
+	lc->persist.generation = generation;
 	l2arc_lock(lc);
 	lc->l2.hand = hand;
 	lc->l2.laps = laps;
-	lc->l2_rebuild_t0 = t0;
-	lc->l2_rb_nr = 0;
-	lc->l2_rebuilding = true;
+	lc->persist.rebuild_t0 = t0;
+	lc->persist.rb_nr = 0;
+	lc->persist.rebuilding = true;
 	l2arc_unlock(lc);
 	return;
 empty:
@@ -1035,12 +1035,12 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 	int r;
 
 	lockdep_assert_held(&lc->feed.mutex);
-	if (!lc->l2_rebuilding)
+	if (!lc->persist.rebuilding)
 		return;
 	/* no reclaim through a device whose cache may be half rebuilt */
 	noio = memalloc_noio_save();
 	t1 = ktime_get_ns();
-	r = l2arc_rebuild_sample(lc, lc->l2_guid, &sampled);
+	r = l2arc_rebuild_sample(lc, lc->persist.guid, &sampled);
 	t1 = div_u64(ktime_get_ns() - t1, NSEC_PER_MSEC);
 	if (r < 0)
 		why = "cannot read the origin's sampled blocks";
@@ -1058,14 +1058,14 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 	}
 	memalloc_noio_restore(noio);
 	l2arc_lock(lc);
-	lc->l2_rebuilding = false;
+	lc->persist.rebuilding = false;
 	failed = READ_ONCE(lc->l2.failed);
 	if (why)
 		lc->stats[L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED]++;
 	else if (!failed)
 		lc->stats[L2ARC_STAT_L2_REBUILD_SUCCESS]++;
 	lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS] =
-		div_u64(ktime_get_ns() - lc->l2_rebuild_t0, NSEC_PER_MSEC);
+		div_u64(ktime_get_ns() - lc->persist.rebuild_t0, NSEC_PER_MSEC);
 	l2arc_unlock(lc);
 	DMINFO("%s: L2ARC rebuilt: %llu blocks from %llu log blocks in %llu ms, %llu left out%s",
 	       lc->name, lc->stats[L2ARC_STAT_L2_REBUILD_BUFS],
@@ -1084,9 +1084,9 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 static void l2arc_dh_void(struct l2arc_c *lc)
 {
 	lockdep_assert_held(&lc->feed.mutex);
-	memset(lc->l2_meta_buf, 0, L2ARC_META_UNIT);
+	memset(lc->persist.meta_buf, 0, L2ARC_META_UNIT);
 	if (l2arc_meta_io(lc, REQ_OP_WRITE | REQ_SYNC | REQ_FUA, 0, 1,
-			  lc->l2_meta_buf))
+			  lc->persist.meta_buf))
 		DMERR("%s: cannot clear sector 0 of the cache device",
 		      lc->name);
 }
@@ -1109,9 +1109,9 @@ const char *l2arc_persist_origin_moved(struct l2arc_c *lc)
 {
 	bool other_table;
 
-	if (!lc->resumed)
+	if (!lc->persist.resumed)
 		return NULL;
-	return l2arc_origin_moved(lc, lc->owner_token, &other_table);
+	return l2arc_origin_moved(lc, lc->persist.owner_token, &other_table);
 }
 
 /**
@@ -1123,7 +1123,7 @@ const char *l2arc_persist_origin_moved(struct l2arc_c *lc)
  */
 void l2arc_persist_forget(struct l2arc_c *lc)
 {
-	if (lc->cache && lc->l2_persist) {
+	if (lc->cache && lc->persist.enabled) {
 		mutex_lock(&lc->feed.mutex);
 		l2arc_start_empty(lc);
 		mutex_unlock(&lc->feed.mutex);
@@ -1152,22 +1152,22 @@ void l2arc_persist_resume(struct l2arc_c *lc)
 
 	/* the device is suspended: no reclaim may write through it */
 	noio = memalloc_noio_save();
-	lc->resumed = true;
+	lc->persist.resumed = true;
 	if (!lc->cache) {
 		l2arc_origin_claim(lc, false);
 		goto out;
 	}
 	mutex_lock(&lc->feed.mutex);
-	if (!lc->l2_loaded) {
-		if (lc->l2_persist)
+	if (!lc->persist.loaded) {
+		if (lc->persist.enabled)
 			l2arc_rebuild(lc);
 		else
 			l2arc_dh_void(lc);
-		lc->l2_loaded = true;
+		lc->persist.loaded = true;
 	}
 	l2arc_origin_claim(lc, false);
-	if (lc->l2_persist && !READ_ONCE(lc->l2.failed)) {
-		lc->l2_generation++;
+	if (lc->persist.enabled && !READ_ONCE(lc->l2.failed)) {
+		lc->persist.generation++;
 		r = l2arc_dh_write(lc, L2ARC_DH_IN_USE, 0);
 		if (r) {
 			DMERR("%s: cannot mark the cache device in use (%d): cache device dropped",
@@ -1207,7 +1207,7 @@ void l2arc_persist_suspend(struct l2arc_c *lc)
 	u64 fp = 0;
 	int r = 0;
 
-	if (!lc->cache || !lc->l2_persist || !lc->l2_loaded ||
+	if (!lc->cache || !lc->persist.enabled || !lc->persist.loaded ||
 	    READ_ONCE(lc->l2.failed))
 		goto mark;
 	/*
@@ -1216,7 +1216,7 @@ void l2arc_persist_suspend(struct l2arc_c *lc)
 	 * fingerprint, and the header stays "in use" (the next load starts
 	 * empty).
 	 */
-	if (lc->noflush_suspend) {
+	if (lc->persist.noflush_suspend) {
 		DMWARN("%s: noflush suspend: the cache device starts empty next time",
 		       lc->name);
 		goto mark;
@@ -1234,7 +1234,7 @@ void l2arc_persist_suspend(struct l2arc_c *lc)
 			what = "flush the origin";
 	}
 	if (!r) {
-		r = l2arc_origin_fingerprint(lc, lc->l2_guid, &fp);
+		r = l2arc_origin_fingerprint(lc, lc->persist.guid, &fp);
 		if (r)
 			what = "read the origin's fingerprint blocks";
 	}

@@ -342,8 +342,8 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_L2_PREFETCH_ASIZE] = l2_class[L2ARC_CLASS_PREFETCH] << shift;
 	vals[R_L2_MRU_ASIZE] = l2_class[L2ARC_CLASS_MRU] << shift;
 	vals[R_L2_MFU_ASIZE] = l2_class[L2ARC_CLASS_MFU] << shift;
-	vals[R_L2_LOG_BLK_COUNT] = lc->l2_log_nr;
-	vals[R_L2_LOG_BLK_ASIZE] = lc->l2_meta_blocks << shift;
+	vals[R_L2_LOG_BLK_COUNT] = lc->persist.log_nr;
+	vals[R_L2_LOG_BLK_ASIZE] = lc->persist.meta_blocks << shift;
 	vals[R_L2_REBUILD_SIZE] = vals[R_L2_REBUILD_BUFS] << shift;
 	vals[R_L2_REBUILD_ASIZE] = vals[R_L2_REBUILD_SIZE];
 }

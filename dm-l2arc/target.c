@@ -274,7 +274,7 @@ static struct l2arc_c *l2arc_ctx_new(struct dm_target *ti)
 	else
 		strscpy(lc->name, dm_disk(md)->disk_name, sizeof(lc->name));
 	lc->crtime = ktime_get_ns();
-	lc->owner_token = get_random_u64() | 1;
+	lc->persist.owner_token = get_random_u64() | 1;
 	return lc;
 }
 
@@ -375,7 +375,7 @@ static void l2arc_presuspend(struct dm_target *ti)
 	struct l2arc_c *lc = ti->private;
 
 	/* read in postsuspend, when device-mapper has cleared the flag */
-	lc->noflush_suspend = dm_noflush_suspending(ti);
+	lc->persist.noflush_suspend = dm_noflush_suspending(ti);
 }
 
 static void l2arc_postsuspend(struct dm_target *ti)
