@@ -104,7 +104,8 @@ install:
 		>$(DESTDIR)$(UDEVRULESDIR)/61-dm-l2arc-origin.rules
 	chmod 644 $(DESTDIR)$(UDEVRULESDIR)/61-dm-l2arc-origin.rules
 	install -m 644 etc/l2arctab $(DESTDIR)$(DOCDIR)/l2arctab.example
-	install -m 644 Documentation/dm-l2arc.rst $(DESTDIR)$(DOCDIR)/dm-l2arc.rst
+	install -m 644 Documentation/dm-l2arc.rst Documentation/design.rst \
+		$(DESTDIR)$(DOCDIR)/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/l2arctab ] || \
 		install -m 644 etc/l2arctab $(DESTDIR)$(SYSCONFDIR)/l2arctab
 

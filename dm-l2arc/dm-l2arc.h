@@ -35,7 +35,10 @@
 #include "l2index.h"
 #include "zfetch.h"
 
+/* Each file that logs names itself before it includes this header. */
+#ifndef DM_MSG_PREFIX
 #define DM_MSG_PREFIX "l2arc"
+#endif
 
 /* Block size limits, in 512-byte sectors: 4 KiB to 1 MiB. */
 #define L2ARC_BLOCK_SECTORS_MIN		8

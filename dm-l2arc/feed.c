@@ -78,6 +78,8 @@
  * persistence calls of suspend and resume, and is taken outside arc.lock.
  */
 
+#define DM_MSG_PREFIX "l2arc feed"
+
 #include <linux/bio.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>

@@ -53,6 +53,8 @@
  * tree of writes in flight, one invalidation of their range, one bio to
  * the origin in the shape the writer gave it (FUA and PREFLUSH kept).
  */
+#define DM_MSG_PREFIX "l2arc io"
+
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/interval_tree_generic.h>

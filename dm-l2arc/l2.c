@@ -49,6 +49,8 @@
  * Locking: everything here is under arc.lock (lock.h).
  */
 
+#define DM_MSG_PREFIX "l2arc cache-dev"
+
 #include <linux/bio.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>

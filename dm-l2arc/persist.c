@@ -65,6 +65,8 @@
  * feed.mutex; the slot table, the index and the dirty bits under
  * arc.lock.
  */
+#define DM_MSG_PREFIX "l2arc persist"
+
 #include <linux/bitmap.h>
 #include <linux/crc32.h>
 #include <linux/crc32c.h>

@@ -23,6 +23,8 @@
  * the device list and every device's @proc pointer; proc_remove() waits
  * for readers, so a reader never sees a freed device.
  */
+#define DM_MSG_PREFIX "l2arc stats"
+
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/mutex.h>
