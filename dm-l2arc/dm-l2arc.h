@@ -391,22 +391,6 @@ static inline unsigned int l2arc_slot_class(u64 slot_word)
 }
 
 /**
- * struct l2arc_wrange - a write (or discard, write-zeroes) in flight
- * @rb: node in &l2arc_c.wr_tree, an interval tree keyed by block
- * @start: first block it writes
- * @last: last block it writes (inclusive)
- * @subtree_last: the interval tree's bookkeeping
- *
- * Lives in the bio's per-bio data (struct l2arc_io): no allocation.
- */
-struct l2arc_wrange {
-	struct rb_node rb;
-	u64 start;
-	u64 last;
-	u64 subtree_last;
-};
-
-/**
  * struct l2arc_buf - one block's data, in order-0 pages (buf.c)
  * @ref: references (the ARC's while resident, a fill's, a reader's while
  *       it copies, the feed's while it writes or while the buffer waits in
@@ -454,9 +438,11 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
 /* A read counts for at most this many times the latency average so far. */
 #define L2ARC_LAT_CLAMP		4
 
+#include "io.h"
 #include "l2.h"
 #include "feed.h"
 #include "persist.h"
+#include "stats.h"
 
 /**
  * struct l2arc_c - one l2arc target instance
@@ -475,38 +461,15 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
  * @stats: counters, see &enum l2arc_stat; under @arc.lock
  * @zf: the streams read-ahead follows (zfetch.h)
  * @last_shrink: jiffies of the shrinker's last scan
- * @mem_checked: jiffies of the last look at MemAvailable (l2arc_grow())
- * @mem_short: MemAvailable was below arc_sys_free then
- * @wr_lock: protects @wr_tree; taken with interrupts off (write
- *           completions may run in hard interrupt context), nests inside
- *           @arc.lock
- * @wr_tree: the writes in flight (struct l2arc_wrange), by block range
- * @wr_count: number of them; changed with @wr_lock held, raised only with
- *            @arc.lock held too, so that a reader holding @arc.lock that
- *            sees 0 knows no write of its block has been issued
  * @arc_ready: @arc is initialised (for the dtr of a half-built target)
- * @fills_inflight: runs issued and not yet done (read-aheads included)
- * @fills_wait: woken when @fills_inflight drops to 0
- * @wq: runs the completions of runs that cannot finish where their bio
- *      completes (@arc.lock is BH-safe only)
  * @shrinker: gives ARC memory back under pressure
  * @pool: free pages for new buffers
- * @bs: bio set of the runs' reads and of reads around the ARC
- * @bs_ready: @bs is initialised
- * @runs_deferred: runs whose completion went to @wq (hard IRQ context or
- *                 an error)
- * @throttle_at: jiffies of the last read sent around the ARC for lack of
- *               memory (status says "throttled" for 10 s after), 0: never
- * @proc: this device's /proc/dm-l2arc/<name> directory, while resumed
  * @name: "dm-<minor>" for a target at sector 0 of its mapped device,
  *        "dm-<minor>+<start sector>" for one further in (a concatenation);
  *        names the /proc entry, the shrinker and the workqueues
- * @crtime: creation time, ns (ktime_get_ns), for arcstats
- * @stats_node: link in the list of all devices (stats.c)
- * @stats_kid: kstat id in the arcstats header, given at registration
- * @deleted_base: arc_evicted() at the last clear_stats (the "deleted" row
- *                counts from there)
  * @tun: this device's own tunables (table features, messages)
+ * @iop: the bio path's writes in flight, fills, workqueue (io.h)
+ * @kstat: the arcstats file (stats.h)
  * @l2: the cache device's slots and reads (l2.h)
  * @feed: the feed, the hand-off queue and the wear cap (feed.h)
  * @persist: the persistent L2ARC and the origin's claim (persist.h)
@@ -531,29 +494,14 @@ struct l2arc_c {
 	u64 stats[L2ARC_STAT_NR];
 	struct l2arc_zfetch zf;
 	unsigned long last_shrink;
-	unsigned long mem_checked;
-	bool mem_short;
-	spinlock_t wr_lock;	/* protects wr_tree, see above */
-	struct rb_root_cached wr_tree;
-	atomic_t wr_count;
 	bool arc_ready;
-	atomic_t fills_inflight;
-	wait_queue_head_t fills_wait;
-	struct workqueue_struct *wq;
 	struct l2arc_shrinker shrinker;
 	struct l2arc_pool pool;
-	unsigned long throttle_at;
-	struct bio_set bs;
-	bool bs_ready;
-	atomic64_t runs_deferred;
-	struct proc_dir_entry *proc;
 	char name[48];
-	u64 crtime;
-	struct list_head stats_node;
-	int stats_kid;
-	u64 deleted_base;
 	struct l2arc_tunables tun;
 	struct l2arc_l2 l2;
+	struct l2arc_iopath iop;
+	struct l2arc_kstat kstat;
 	struct l2arc_feed feed;
 	struct l2arc_persist persist;
 };
@@ -572,36 +520,6 @@ struct l2arc_c {
 static inline unsigned int l2arc_block_bytes(const struct l2arc_c *lc)
 {
 	return lc->block_sectors << SECTOR_SHIFT;
-}
-
-/**
- * l2arc_hdr_fill() - the fill of a header whose block is being read
- * @hdr: a resident header with %ARC_F_IO_IN_PROGRESS
- *
- * &arc_hdr.data holds a struct l2arc_fill while %ARC_F_IO_IN_PROGRESS is
- * set, a struct l2arc_buf once the block is read; these two accessors
- * check the flag (a warning, once, when it says otherwise).
- *
- * Context: arc.lock held.
- * Return: the fill.
- */
-static inline struct l2arc_fill *l2arc_hdr_fill(const struct arc_hdr *hdr)
-{
-	WARN_ON_ONCE(!(hdr->flags & ARC_F_IO_IN_PROGRESS));
-	return hdr->data;
-}
-
-/**
- * l2arc_hdr_buf() - the data of a resident header whose block is read
- * @hdr: a resident header without %ARC_F_IO_IN_PROGRESS
- *
- * Context: arc.lock held.
- * Return: its buffer (see l2arc_hdr_fill()).
- */
-static inline struct l2arc_buf *l2arc_hdr_buf(const struct arc_hdr *hdr)
-{
-	WARN_ON_ONCE(hdr->flags & ARC_F_IO_IN_PROGRESS);
-	return hdr->data;
 }
 
 /**
@@ -629,118 +547,6 @@ static inline void l2arc_log_dirty(struct l2arc_c *lc, u64 slot)
 		__set_bit(div_u64(slot, L2ARC_LOG_ENTRIES), lc->persist.log_dirty);
 }
 
-struct l2arc_io;
-struct l2arc_run;
-
-/**
- * struct l2arc_wait - one block of a read: the buffer of a hit, or the
- * read's place among the waiters of the block's fill (io.c)
- * @next: the next waiter of the same fill
- * @io: the read (its per-bio data)
- * @block: the block
- * @hit: the block's buffer, referenced, while a hit is copied out
- * @iter: where the block's part starts in the read's bio; set under
- *        arc.lock with the rest, before any completion can copy into it
- */
-struct l2arc_wait {
-	struct l2arc_wait *next;
-	struct l2arc_io *io;
-	u64 block;
-	struct l2arc_buf *hit;
-	struct bvec_iter iter;
-};
-
-/**
- * struct l2arc_fill - one block being read into a new ARC buffer, as
- * part of a run (io.c)
- * @hdr: the block's header, pinned until the run is done; NULL for a
- *       resident block that an origin run reads over (its data is thrown
- *       away, see l2arc_run_bridge())
- * @buf: the buffer; one reference is the fill's, the ARC takes its own
- *       when the fill installs
- * @waiters: reads waiting for the data; under arc.lock until completion
- * @l2_cksum: crc32c the copy must have (when the run reads the cache
- *            device)
- * @detached: a write to the block took the fill off its header: it
- *            installs nothing, and only the reads that were waiting
- *            before the write get its data
- * @bad: its copy failed the checksum (or the run's read failed)
- * @l2_unverified: its copy came from the rebuild and was never read good
- *                 (%L2ARC_SLOT_UNVERIFIED): a checksum mismatch is not a
- *                 cache device error
- *
- * A fill is attached to its header only while no write to the block is
- * in flight (l2arc_map_read() checks, under arc.lock), and a write that
- * starts later detaches it (l2arc_invalidate_hdr()): so a fill that is
- * still attached when it completes saw no write, and every read that
- * joins it was issued before any write that could make its data stale
- * had completed.
- */
-struct l2arc_fill {
-	struct arc_hdr *hdr;
-	struct l2arc_buf *buf;
-	struct l2arc_wait *waiters;
-	u32 l2_cksum;
-	bool detached;
-	bool bad;
-	bool l2_unverified;
-};
-
-/**
- * struct l2arc_run - consecutive fills read with one bio (io.c)
- * @work: completion on the device's workqueue (errors, hard IRQ context)
- * @next: the next run of the same map, until it is submitted
- * @l2_node: link in &l2arc_c.l2_reads while it reads the cache device
- * @lc: the device
- * @oblock: the first block (fill i reads block @oblock + i)
- * @l2_slot: the first slot, when it reads the cache device (fill i reads
- *           slot @l2_slot + i)
- * @bio: the read, from &l2arc_c.bs, the pages of every fill's buffer
- * @status: the read's result
- * @from_l2: it reads consecutive slots of the cache device, else
- *           consecutive blocks of the origin
- * @checked: the checksums were verified (@f[].bad set)
- * @start_ns: ktime_get_ns() at its submission (the read's latency)
- * @nr: fills
- * @max: room for this many
- * @f: the fills, in block (and slot) order
- */
-struct l2arc_run {
-	struct work_struct work;
-	struct l2arc_run *next;
-	struct list_head l2_node;
-	struct l2arc_c *lc;
-	u64 oblock;
-	u32 l2_slot;
-	struct bio *bio;
-	blk_status_t status;
-	bool from_l2;
-	bool checked;
-	u64 start_ns;
-	unsigned int nr;
-	unsigned int max;
-	struct l2arc_fill f[];
-};
-
-/**
- * struct l2arc_io - per-bio data of the target (io.c)
- * @wr: a write's entry in the tree of writes in flight
- * @tracked: @wr is in the tree (a write, discard or write-zeroes with
- *           data); false for every other bio
- * @pending: a read's parts not done yet (its own map's included)
- * @status: a read's first error
- * @waits: a read's blocks (@wait1 for a read of one block)
- * @wait1: the one block of a read of one block
- */
-struct l2arc_io {
-	struct l2arc_wrange wr;
-	bool tracked;
-	atomic_t pending;
-	blk_status_t status;
-	struct l2arc_wait *waits;
-	struct l2arc_wait wait1;
-};
-
 /* params.c */
 u64 l2arc_param(enum l2arc_param_id id);
 u64 l2arc_sys_free(void);
@@ -748,12 +554,6 @@ int l2arc_param_parse(enum l2arc_param_id id, const char *str, u64 *val);
 const char *l2arc_param_name(enum l2arc_param_id id);
 int l2arc_dev_param_lookup(const char *name);
 u64 l2arc_dev_param(const struct l2arc_tunables *own, enum l2arc_param_id id);
-
-/* io.c */
-extern const struct arc_ops l2arc_arc_ops;
-int l2arc_map(struct dm_target *ti, struct bio *bio);
-int l2arc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
-void l2arc_invalidate_all(struct l2arc_c *lc);
 
 /* buf.c */
 void l2arc_pool_init(struct l2arc_pool *p, unsigned int block_pages);
@@ -767,13 +567,6 @@ u32 l2arc_buf_cksum(struct l2arc_buf *b);
 void l2arc_buf_copy_to_bio(struct l2arc_buf *b, size_t boff, struct bio *bio,
 			   struct bvec_iter it, size_t len);
 void l2arc_buf_add_to_bio(struct bio *bio, struct l2arc_buf *b);
-
-/* stats.c */
-int l2arc_stats_init(void);
-void l2arc_stats_exit(void);
-void l2arc_stats_register(struct l2arc_c *lc);
-void l2arc_stats_unregister(struct l2arc_c *lc);
-void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals);
 
 /* table.c */
 int l2arc_parse_table(struct l2arc_table *t, unsigned int argc, char **argv,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dm-l2arc: the bio path -- map, reads in runs, fills, read-ahead, writes.
+ * dm-l2arc: the bio path -- map, reads in runs, fills, read-ahead
+ * (zfetch.c decides its range), writes.
  *
  * Theory of operation
  * ===================
@@ -110,10 +111,10 @@ static void l2arc_wr_enter(struct l2arc_c *lc, struct l2arc_wrange *wr)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&lc->wr_lock, flags);
-	l2arc_wr_insert(wr, &lc->wr_tree);
-	atomic_inc(&lc->wr_count);
-	spin_unlock_irqrestore(&lc->wr_lock, flags);
+	spin_lock_irqsave(&lc->iop.wr_lock, flags);
+	l2arc_wr_insert(wr, &lc->iop.wr_tree);
+	atomic_inc(&lc->iop.wr_count);
+	spin_unlock_irqrestore(&lc->iop.wr_lock, flags);
 }
 
 /* The write has completed.  Any context. */
@@ -121,10 +122,10 @@ static void l2arc_wr_exit(struct l2arc_c *lc, struct l2arc_wrange *wr)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&lc->wr_lock, flags);
-	l2arc_wr_remove(wr, &lc->wr_tree);
-	atomic_dec(&lc->wr_count);
-	spin_unlock_irqrestore(&lc->wr_lock, flags);
+	spin_lock_irqsave(&lc->iop.wr_lock, flags);
+	l2arc_wr_remove(wr, &lc->iop.wr_tree);
+	atomic_dec(&lc->iop.wr_count);
+	spin_unlock_irqrestore(&lc->iop.wr_lock, flags);
 }
 
 /*
@@ -138,11 +139,11 @@ static bool l2arc_wr_overlaps(struct l2arc_c *lc, u64 first, u64 last)
 	bool found;
 
 	l2arc_assert_locked(lc);
-	if (!atomic_read(&lc->wr_count))
+	if (!atomic_read(&lc->iop.wr_count))
 		return false;
-	spin_lock_irqsave(&lc->wr_lock, flags);
-	found = l2arc_wr_iter_first(&lc->wr_tree, first, last);
-	spin_unlock_irqrestore(&lc->wr_lock, flags);
+	spin_lock_irqsave(&lc->iop.wr_lock, flags);
+	found = l2arc_wr_iter_first(&lc->iop.wr_tree, first, last);
+	spin_unlock_irqrestore(&lc->iop.wr_lock, flags);
 	return found;
 }
 
@@ -238,7 +239,7 @@ static bool l2arc_read_around(struct l2arc_c *lc, struct l2arc_io *io,
 {
 	struct bio *bio = l2arc_io_bio(io), *clone;
 
-	clone = bio_alloc_clone(lc->origin->bdev, bio, gfp, &lc->bs);
+	clone = bio_alloc_clone(lc->origin->bdev, bio, gfp, &lc->iop.bs);
 	if (!clone)
 		return false;
 	bio_trim(clone, off, len);
@@ -315,10 +316,10 @@ static void l2arc_run_free(struct l2arc_run *run)
 	 * seen no fill in flight and taken that lock, knows this wake-up is
 	 * over before it frees the device.
 	 */
-	spin_lock_irqsave(&lc->fills_wait.lock, flags);
-	if (atomic_dec_and_test(&lc->fills_inflight))
-		wake_up_locked(&lc->fills_wait);
-	spin_unlock_irqrestore(&lc->fills_wait.lock, flags);
+	spin_lock_irqsave(&lc->iop.fills_wait.lock, flags);
+	if (atomic_dec_and_test(&lc->iop.fills_inflight))
+		wake_up_locked(&lc->iop.fills_wait);
+	spin_unlock_irqrestore(&lc->iop.fills_wait.lock, flags);
 }
 
 /*
@@ -486,8 +487,8 @@ static void l2arc_run_endio(struct bio *bio)
 	l2arc_run_done(lc, run);
 	return;
 hop:
-	atomic64_inc(&lc->runs_deferred);
-	queue_work(lc->wq, &run->work);
+	atomic64_inc(&lc->iop.runs_deferred);
+	queue_work(lc->iop.wq, &run->work);
 }
 
 /* Issue a run's read: one bio for all its blocks.  May sleep. */
@@ -501,7 +502,7 @@ static void l2arc_run_submit(struct l2arc_c *lc, struct l2arc_run *run)
 	if (run->bio)
 		bio_put(run->bio);
 	bio = bio_alloc_bioset(bdev, run->nr * lc->block_pages, REQ_OP_READ,
-			       GFP_NOIO, &lc->bs);
+			       GFP_NOIO, &lc->iop.bs);
 	if (run->from_l2)
 		bio->bi_iter.bi_sector = l2arc_slot_sector(lc, run->l2_slot);
 	else
@@ -573,7 +574,7 @@ static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 static void l2arc_throttled(struct l2arc_c *lc)
 {
 	lc->stats[L2ARC_STAT_MEMORY_THROTTLE]++;
-	WRITE_ONCE(lc->throttle_at, jiffies | 1);
+	WRITE_ONCE(lc->iop.throttle_at, jiffies | 1);
 }
 
 /*
@@ -583,12 +584,12 @@ static void l2arc_throttled(struct l2arc_c *lc)
 static bool l2arc_memory_short(struct l2arc_c *lc)
 {
 	l2arc_assert_locked(lc);
-	if (time_after(jiffies, lc->mem_checked + HZ) || !lc->mem_checked) {
-		lc->mem_checked = jiffies | 1;
-		lc->mem_short = ((u64)si_mem_available() << PAGE_SHIFT) <
+	if (time_after(jiffies, lc->iop.mem_checked + HZ) || !lc->iop.mem_checked) {
+		lc->iop.mem_checked = jiffies | 1;
+		lc->iop.mem_short = ((u64)si_mem_available() << PAGE_SHIFT) <
 				l2arc_sys_free();
 	}
-	return lc->mem_short;
+	return lc->iop.mem_short;
 }
 
 /*
@@ -760,7 +761,7 @@ static struct l2arc_run *l2arc_run_new(struct l2arc_c *lc, unsigned int max,
 		run->l2_slot = slot;
 		list_add_tail(&run->l2_node, &lc->l2.reads);
 	}
-	atomic_inc(&lc->fills_inflight);
+	atomic_inc(&lc->iop.fills_inflight);
 	**tail = run;
 	*tail = &run->next;
 	lc->stats[from_l2 ? L2ARC_STAT_L2_READ_RUNS : L2ARC_STAT_FILL_RUNS]++;
@@ -1331,6 +1332,75 @@ static void l2arc_write_begin(struct l2arc_c *lc, struct bio *bio,
 	lc->stats[L2ARC_STAT_WRITES] += nr;
 	lc->stats[L2ARC_STAT_WRITE_INVALIDATES] += dropped;
 	l2arc_bulk_unlock(lc, &h);
+}
+
+/* ---- Set-up ---- */
+
+/**
+ * l2arc_iopath_init() - set up the bio path's locks and lists, at the
+ * start of the ctr
+ * @lc: the device, zeroed
+ */
+void l2arc_iopath_init(struct l2arc_c *lc)
+{
+	spin_lock_init(&lc->iop.wr_lock);
+	lc->iop.wr_tree = RB_ROOT_CACHED;
+	init_waitqueue_head(&lc->iop.fills_wait);
+}
+
+/**
+ * l2arc_iopath_alloc() - allocate the bio path's workqueue and bio set
+ * @lc: the device, its name set
+ * @error: set on failure
+ *
+ * Context: process context (the ctr).
+ * Return: 0 or -ENOMEM.
+ */
+int l2arc_iopath_alloc(struct l2arc_c *lc, char **error)
+{
+	lc->iop.wq = alloc_workqueue("dm-l2arc-%s", WQ_MEM_RECLAIM, 0,
+				     lc->name);
+	if (!lc->iop.wq) {
+		*error = "Cannot allocate workqueue";
+		return -ENOMEM;
+	}
+	if (bioset_init(&lc->iop.bs, BIO_POOL_SIZE, 0,
+			BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER)) {
+		*error = "Cannot allocate bio set";
+		return -ENOMEM;
+	}
+	lc->iop.bs_ready = true;
+	return 0;
+}
+
+/**
+ * l2arc_iopath_drain() - wait for every run in flight (read-aheads, which
+ * no bio waits for, included)
+ * @lc: the device, taking no new I/O (suspended, or being destroyed)
+ *
+ * Context: process context, may sleep.
+ */
+void l2arc_iopath_drain(struct l2arc_c *lc)
+{
+	wait_event(lc->iop.fills_wait, !atomic_read(&lc->iop.fills_inflight));
+	/* the last fill's wake-up holds this lock until it is done */
+	spin_lock_irq(&lc->iop.fills_wait.lock);
+	spin_unlock_irq(&lc->iop.fills_wait.lock);
+}
+
+/**
+ * l2arc_iopath_exit() - free what l2arc_iopath_alloc() allocated, in the
+ * dtr, after l2arc_iopath_drain()
+ * @lc: the device (may be half set up)
+ */
+void l2arc_iopath_exit(struct l2arc_c *lc)
+{
+	if (lc->iop.wq)
+		destroy_workqueue(lc->iop.wq);
+	lc->iop.wq = NULL;
+	if (lc->iop.bs_ready)
+		bioset_exit(&lc->iop.bs);
+	lc->iop.bs_ready = false;
 }
 
 /* ---- The map function ---- */

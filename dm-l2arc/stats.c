@@ -296,7 +296,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	b1 = arc_list_size(arc, ARC_B1);
 	b2 = arc_list_size(arc, ARC_B2);
 	hashed = arc_nr_hashed(arc);
-	vals[R_DELETED] = arc_evicted(arc) - lc->deleted_base;
+	vals[R_DELETED] = arc_evicted(arc) - lc->kstat.deleted_base;
 	vals[R_P] = mul_u64_u64_shr(arc_p_fixed(arc), 1ULL << shift,
 				    ARC_P_SHIFT);
 	vals[R_C] = arc_c(arc) << shift;
@@ -330,7 +330,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_MFU_GHOST_BLOCKS] = b2;
 
 	vals[R_BUF_POOL_SIZE] = (u64)l2arc_pool_pages(&lc->pool) << PAGE_SHIFT;
-	vals[R_RUNS_DEFERRED] = atomic64_read(&lc->runs_deferred);
+	vals[R_RUNS_DEFERRED] = atomic64_read(&lc->iop.runs_deferred);
 	vals[R_L2_NDEV] = lc->cache && !READ_ONCE(lc->l2.failed);
 	vals[R_L2_DEGRADED] = READ_ONCE(lc->l2.failed);
 	vals[R_L2_DWPD_CAP] = l2arc_dwpd_cap(lc);
@@ -369,7 +369,7 @@ static int l2arc_dev_arcstats_show(struct seq_file *m, void *v)
 	u64 vals[R_NR];
 
 	l2arc_stats_snapshot(lc, vals);
-	l2arc_kstat_show(m, lc->stats_kid, lc->crtime, vals);
+	l2arc_kstat_show(m, lc->kstat.kid, lc->kstat.crtime, vals);
 	return 0;
 }
 
@@ -386,7 +386,7 @@ static int l2arc_sum_arcstats_show(struct seq_file *m, void *v)
 	unsigned int i;
 
 	mutex_lock(&l2arc_stats_mutex);
-	list_for_each_entry(lc, &l2arc_devices, stats_node) {
+	list_for_each_entry(lc, &l2arc_devices, kstat.node) {
 		l2arc_stats_snapshot(lc, vals);
 		for (i = 0; i < R_NR; i++)
 			sum[i] += vals[i];
@@ -414,7 +414,7 @@ void l2arc_stats_register(struct l2arc_c *lc)
 	struct proc_dir_entry *dir;
 
 	mutex_lock(&l2arc_stats_mutex);
-	if (lc->proc)
+	if (lc->kstat.proc)
 		goto out;
 	dir = proc_mkdir(lc->name, l2arc_proc_root);
 	if (!dir) {
@@ -428,9 +428,9 @@ void l2arc_stats_register(struct l2arc_c *lc)
 		proc_remove(dir);
 		goto out;
 	}
-	lc->proc = dir;
-	lc->stats_kid = ++l2arc_next_kid;
-	list_add_tail(&lc->stats_node, &l2arc_devices);
+	lc->kstat.proc = dir;
+	lc->kstat.kid = ++l2arc_next_kid;
+	list_add_tail(&lc->kstat.node, &l2arc_devices);
 out:
 	mutex_unlock(&l2arc_stats_mutex);
 }
@@ -446,10 +446,10 @@ out:
 void l2arc_stats_unregister(struct l2arc_c *lc)
 {
 	mutex_lock(&l2arc_stats_mutex);
-	if (lc->proc) {
-		proc_remove(lc->proc);
-		lc->proc = NULL;
-		list_del_init(&lc->stats_node);
+	if (lc->kstat.proc) {
+		proc_remove(lc->kstat.proc);
+		lc->kstat.proc = NULL;
+		list_del_init(&lc->kstat.node);
 	}
 	mutex_unlock(&l2arc_stats_mutex);
 }

@@ -146,17 +146,11 @@ static void l2arc_dtr(struct dm_target *ti)
 		return;
 	l2arc_stats_unregister(lc);
 	l2arc_feed_stop(lc);
-	wait_event(lc->fills_wait, !atomic_read(&lc->fills_inflight));
-	/* the last fill's wake-up holds this lock until it is done */
-	spin_lock_irq(&lc->fills_wait.lock);
-	spin_unlock_irq(&lc->fills_wait.lock);
+	l2arc_iopath_drain(lc);
 	if (lc->arc_ready)
 		l2arc_handoff_drop(lc);	/* unpins its headers */
 	l2arc_shrinker_unregister(&lc->shrinker);
-	if (lc->wq)
-		destroy_workqueue(lc->wq);
-	if (lc->bs_ready)
-		bioset_exit(&lc->bs);
+	l2arc_iopath_exit(lc);
 	if (lc->arc_ready)
 		arc_exit(&lc->arc);
 	l2arc_pool_exit(&lc->pool);
@@ -259,11 +253,9 @@ static struct l2arc_c *l2arc_ctx_new(struct dm_target *ti)
 		return NULL;
 	lc->ti = ti;
 	ti->private = lc;
-	INIT_LIST_HEAD(&lc->stats_node);
-	init_waitqueue_head(&lc->fills_wait);
+	INIT_LIST_HEAD(&lc->kstat.node);
 	mutex_init(&lc->feed.mutex);
-	spin_lock_init(&lc->wr_lock);
-	lc->wr_tree = RB_ROOT_CACHED;
+	l2arc_iopath_init(lc);
 	l2arc_pool_init(&lc->pool, 1);
 	INIT_LIST_HEAD(&lc->l2.reads);
 	init_waitqueue_head(&lc->l2.read_wait);
@@ -273,34 +265,24 @@ static struct l2arc_c *l2arc_ctx_new(struct dm_target *ti)
 			 dm_disk(md)->disk_name, (unsigned long long)ti->begin);
 	else
 		strscpy(lc->name, dm_disk(md)->disk_name, sizeof(lc->name));
-	lc->crtime = ktime_get_ns();
+	lc->kstat.crtime = ktime_get_ns();
 	lc->persist.owner_token = get_random_u64() | 1;
 	return lc;
 }
 
-/* The bio path's workqueue, shrinker and bio set, at the end of the ctr. */
+/* The bio path's workqueue and bio set, and the shrinker. */
 static int l2arc_ctr_io(struct l2arc_c *lc, struct dm_target *ti)
 {
 	int r;
 
-	lc->wq = alloc_workqueue("dm-l2arc-%s", WQ_MEM_RECLAIM, 0, lc->name);
-	if (!lc->wq) {
-		ti->error = "Cannot allocate workqueue";
-		return -ENOMEM;
-	}
+	r = l2arc_iopath_alloc(lc, &ti->error);
+	if (r)
+		return r;
 	r = l2arc_shrinker_register(&lc->shrinker, l2arc_shrink_count,
 				    l2arc_shrink_scan, lc, lc->name);
-	if (r) {
+	if (r)
 		ti->error = "Cannot register shrinker";
-		return r;
-	}
-	if (bioset_init(&lc->bs, BIO_POOL_SIZE, 0,
-			BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER)) {
-		ti->error = "Cannot allocate bio set";
-		return -ENOMEM;
-	}
-	lc->bs_ready = true;
-	return 0;
+	return r;
 }
 
 static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
@@ -383,7 +365,7 @@ static void l2arc_postsuspend(struct dm_target *ti)
 	struct l2arc_c *lc = ti->private;
 
 	l2arc_feed_stop(lc);
-	wait_event(lc->fills_wait, !atomic_read(&lc->fills_inflight));
+	l2arc_iopath_drain(lc);
 	l2arc_persist_suspend(lc);
 	l2arc_stats_unregister(lc);
 }
@@ -453,7 +435,7 @@ static void l2arc_resume(struct dm_target *ti)
  */
 static const char *l2arc_health(struct l2arc_c *lc)
 {
-	unsigned long at = READ_ONCE(lc->throttle_at);
+	unsigned long at = READ_ONCE(lc->iop.throttle_at);
 	bool throttled = at && time_before(jiffies, at + L2ARC_THROTTLE_SHOWN);
 
 	if (READ_ONCE(lc->l2.failed))
@@ -714,8 +696,8 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 	if (argc == 1 && !strcmp(argv[0], "clear_stats")) {
 		l2arc_lock(lc);
 		memset(lc->stats, 0, sizeof(lc->stats));
-		atomic64_set(&lc->runs_deferred, 0);
-		lc->deleted_base = arc_evicted(&lc->arc);
+		atomic64_set(&lc->iop.runs_deferred, 0);
+		lc->kstat.deleted_base = arc_evicted(&lc->arc);
 		lc->l2.errors = 0;	/* counts towards l2arc_max_errors anew */
 		l2arc_unlock(lc);
 		return 0;
