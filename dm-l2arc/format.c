@@ -49,10 +49,12 @@
  * even checksum or place: another header or log block size, another
  * place for the log blocks or the slots, another checksum.  Older code
  * refuses such a header (%L2ARC_DH_UNSUPPORTED) and starts the cache
- * device empty.  Anything else is added as a feature bit, in the header's
- * feature_compat or feature_incompat, which sit in the zero tail of
- * version 2's header and are covered by its checksum: version 2 headers
- * written before the fields were named read as "no feature".
+ * device empty; so every version keeps the magic, the version and the
+ * checksum at bytes 0, 8 and 12 of sector 0.  Anything else is added as
+ * a feature bit, in the header's feature_compat or feature_incompat,
+ * which sit in the zero tail of version 2's header and are covered by its
+ * checksum: version 2 headers written before the fields were named read
+ * as "no feature".
  *
  *   feature_compat     a feature that a reader unaware of it may ignore
  *                      (for example a hint in the zero tail).  Unknown

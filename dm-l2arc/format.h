@@ -89,14 +89,14 @@
  *
  * Versioning: @version changes only with a layout that older code cannot
  * even checksum or place (another header size, another log block or slot
- * layout); older code refuses such a header (%L2ARC_DH_UNSUPPORTED).
- * Anything else is added as a feature bit in the zero space after @uid,
- * which the checksum already covers.  A feature that a reader unaware of
- * it can ignore, and whose data an older writer may drop, is a
- * @feature_compat bit; any other is a @feature_incompat bit, refused by a
- * reader that does not know it (%L2ARC_DH_INCOMPAT).  Version 2 headers
- * written before the two fields were named hold zero in both, and decode
- * as before.
+ * layout; @magic, @version and @cksum stay where they are); older code
+ * refuses such a header (%L2ARC_DH_UNSUPPORTED).  Anything else is added
+ * as a feature bit in the zero space after @uid, which the checksum
+ * already covers.  A feature that a reader unaware of it can ignore, and
+ * whose data an older writer may drop, is a @feature_compat bit; any
+ * other is a @feature_incompat bit, refused by a reader that does not
+ * know it (%L2ARC_DH_INCOMPAT).  Version 2 headers written before the two
+ * fields were named hold zero in both, and decode as before.
  */
 struct l2arc_dev_hdr {
 	__le64 magic;
