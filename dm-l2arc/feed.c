@@ -67,7 +67,8 @@
  * (l2arc_walk_resume()).
  *
  * The feed is the top of the L2ARC: it calls persistence (persist.c: the
- * rebuild at the first feed, the log after each batch) and the cache
+ * rebuild's work item, queued at the feed's start and awaited by the
+ * first feed, and the log after each batch) and the cache
  * device (l2.c: the region at the write hand, slot eviction), never the
  * other way round.  The device's other files reach it through
  * l2arc_handoff() (arc_ops.evict_data in io.c) and the start/stop/now
@@ -1038,6 +1039,8 @@ void l2arc_feed_start(struct l2arc_c *lc)
 
 	if (!lc->cache)
 		return;
+	/* the rebuild first: the first feed waits for it (feed.mutex) */
+	l2arc_rebuild_start(lc, lc->feed.wq);
 	lc->feed.dwpd_at = jiffies;
 	l2arc_lock(lc);
 	WRITE_ONCE(lc->feed.active, true);
@@ -1068,6 +1071,7 @@ void l2arc_feed_stop(struct l2arc_c *lc)
 		l2arc_unlock(lc);
 	}
 	cancel_delayed_work_sync(&lc->feed.work);
+	l2arc_rebuild_stop(lc);
 	mutex_lock(&lc->feed.mutex);	/* wait for a feed run by message */
 	l2arc_scan_reset(lc);
 	mutex_unlock(&lc->feed.mutex);

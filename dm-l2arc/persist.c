@@ -53,7 +53,8 @@
  * the device at once.
  *
  * The first resume reads the header; the log blocks are read by the
- * first feed, queued at once (l2arc_rebuild_run()), while the device
+ * rebuild's own work item on the feed's workqueue, queued at the resume
+ * ahead of the first feed (l2arc_rebuild_run()), while the device
  * serves I/O: blocks not rebuilt yet are misses, and a block written or
  * read from the origin meanwhile is left out.  The log is 0.39 % of a
  * device of 4 KiB blocks.  Its entries go straight into the
@@ -407,6 +408,8 @@ static int l2arc_origin_fingerprint(struct l2arc_c *lc, u64 guid, u64 *fp)
 	return 0;
 }
 
+static void l2arc_rebuild_worker(struct work_struct *work);
+
 /**
  * l2arc_persist_init() - lay out the cache device, in the ctr
  * @lc: the device, its cache device open
@@ -425,6 +428,7 @@ int l2arc_persist_init(struct l2arc_c *lc, u64 dev_blocks, char **error)
 	u64 meta_blocks;
 	u64 min_bytes = l2arc_param(L2ARC_P_REBUILD_MIN_L2SIZE);
 
+	INIT_WORK(&lc->persist.rebuild_work, l2arc_rebuild_worker);
 	lc->persist.dev_blocks = dev_blocks;
 	lc->l2.nr_slots = l2arc_meta_layout(dev_blocks, lc->block_sectors,
 					    min_bytes, &meta_blocks);
@@ -1014,8 +1018,9 @@ empty:
  * first resume left that to do
  * @lc: the device
  *
- * Run by the first feed (queued at once by the resume; a feed by message
- * waits for it) and by a suspend that comes before it, while the device
+ * Run by the rebuild's own work item, queued on the feed's workqueue at
+ * the resume (l2arc_rebuild_start()), and by whichever comes first of
+ * the first feed and a suspend, while the device
  * serves I/O: a block written since the resume
  * (l2arc_rebuild_note_write()) or read into the ARC from the origin
  * meanwhile is left out (its log block is written again).  Ends with
@@ -1091,6 +1096,43 @@ static void l2arc_dh_void(struct l2arc_c *lc)
 			  lc->persist.meta_buf))
 		DMERR("%s: cannot clear sector 0 of the cache device",
 		      lc->name);
+}
+
+static void l2arc_rebuild_worker(struct work_struct *work)
+{
+	struct l2arc_c *lc = container_of(work, struct l2arc_c,
+					  persist.rebuild_work);
+
+	mutex_lock(&lc->feed.mutex);
+	l2arc_rebuild_run(lc);
+	mutex_unlock(&lc->feed.mutex);
+}
+
+/**
+ * l2arc_rebuild_start() - queue the rebuild, if the first resume left it
+ * to do
+ * @lc: the device, resumed
+ * @wq: the workqueue to run it on (the feed's)
+ *
+ * Context: process context (resume).
+ */
+void l2arc_rebuild_start(struct l2arc_c *lc, struct workqueue_struct *wq)
+{
+	if (READ_ONCE(lc->persist.rebuilding))
+		queue_work(wq, &lc->persist.rebuild_work);
+}
+
+/**
+ * l2arc_rebuild_stop() - wait for a queued or running rebuild work item
+ * @lc: the device, suspending or going away
+ *
+ * A rebuild not run yet stays to do (a suspend runs it itself).
+ *
+ * Context: process context, may sleep; feed.mutex not held.
+ */
+void l2arc_rebuild_stop(struct l2arc_c *lc)
+{
+	cancel_work_sync(&lc->persist.rebuild_work);
 }
 
 /**

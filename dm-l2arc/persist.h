@@ -8,6 +8,7 @@
 
 #include <linux/sizes.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "format.h"
 
@@ -54,6 +55,7 @@ struct l2arc_rb_range {
  *	widens the one nearest to it (more blocks left out, never
  *	fewer)
  * @io: dm-io client of the metadata reads and writes
+ * @rebuild_work: runs l2arc_rebuild_run() on the feed's workqueue
  * @meta_buf: %L2ARC_META_IO_BYTES of vmalloc'ed buffer for them; used
  *	under @feed.mutex
  * @owner_token: random, nonzero: this table's claim on its origin
@@ -90,6 +92,7 @@ struct l2arc_persist {
 	struct l2arc_rb_range rb_writes[L2ARC_REBUILD_WRITES];
 	unsigned int rb_nr;
 	struct dm_io_client *io;
+	struct work_struct rebuild_work;
 	void *meta_buf;
 	u64 owner_token;
 	struct l2arc_owner *owner_spare;
@@ -113,6 +116,8 @@ void l2arc_persist_resume(struct l2arc_c *lc);
 const char *l2arc_persist_origin_moved(struct l2arc_c *lc);
 void l2arc_persist_forget(struct l2arc_c *lc);
 void l2arc_rebuild_run(struct l2arc_c *lc);
+void l2arc_rebuild_start(struct l2arc_c *lc, struct workqueue_struct *wq);
+void l2arc_rebuild_stop(struct l2arc_c *lc);
 void l2arc_rebuild_note_write(struct l2arc_c *lc, u64 first, u64 last);
 bool l2arc_ranges_find(const struct l2arc_rb_range *r, unsigned int nr, u64 b);
 void l2arc_ranges_add(struct l2arc_rb_range *r, unsigned int *nr,
