@@ -21,6 +21,7 @@
 
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
+#include <linux/typecheck.h>
 
 #include "zfetch.h"
 
