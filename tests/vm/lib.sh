@@ -55,7 +55,7 @@ export L2ARC_KVER L2ARC_TOP L2ARC_KO DM_DISABLE_UDEV=1
 # A held read is released by release_held, not by the clock: the debug
 # kernel (lockdep, KASAN) beside other VMs runs commands 4 to 15 times
 # slower than Debian's, and a fixed hold of a few seconds ran out there
-# before the commands it was meant to outlast (CI, stop 18).
+# before the commands it was meant to outlast.
 HOLD_MS=120000
 
 release_held() {
