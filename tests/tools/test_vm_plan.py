@@ -7,6 +7,7 @@ import importlib.machinery
 import importlib.util
 import io
 import os
+import subprocess
 import tempfile
 import unittest
 
@@ -125,6 +126,38 @@ class VmPlanTest(unittest.TestCase):
         self.assertEqual(out.getvalue().splitlines(), [
             'columns 6.1', 'pace 6.1 1713', 'reboot kernel 15.0',
             'smoke kernel 10.9'])
+
+
+def have_kernels():
+    return subprocess.run([os.path.join(TOP, 'scripts', 'kvers')],
+                          stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0
+
+
+@unittest.skipUnless(have_kernels(), 'no Debian kernels (scripts/kvers)')
+class CheckDryRunTest(unittest.TestCase):
+    """scripts/check's plan at a fake pace: nothing boots."""
+
+    def check(self, pace61, pacedbg):
+        env = dict(os.environ, CHECK_DRY_RUN='1', CHECK_ELAPSED='300',
+                   CHECK_PACE_6_1=str(pace61), CHECK_PACE_DEBUG=str(pacedbg))
+        env.pop('CHECK_VM_BUDGET', None)
+        r = subprocess.run([os.path.join(TOP, 'scripts', 'check')], env=env,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        return r.stdout.splitlines()
+
+    def test_reference_pace_leaves_out_nothing_on_612(self):
+        out = self.check(1070, 4180)
+        self.assertFalse([ln for ln in out if ln.startswith('SKIP 6.12')], out)
+
+    def test_slow_machine_trims_612_and_debug(self):
+        out = self.check(2629, 8868)
+        skips = [ln for ln in out if ln.startswith('SKIP 6.12')]
+        self.assertIn('arc-traces', skips[0])
+        left = [ln for ln in out if ln.startswith('left out on 6.12')]
+        self.assertEqual(len(left), 1)
+        self.assertIn('tests/run -k 6.12 arc-traces', left[0])
 
 
 if __name__ == '__main__':
