@@ -30,7 +30,7 @@ class SetupOrderTest(unittest.TestCase):
         os.makedirs(os.path.join(self.dir, 'scripts'))
         os.makedirs(os.path.join(self.dir, 'tests', 'tools'))
         os.makedirs(os.path.join(self.dir, 'tests', 'run.d'))
-        for name in ('check', 'demo'):
+        for name in ('check', 'demo', 'lib.sh'):
             shutil.copy(os.path.join(TOP, 'scripts', name),
                         os.path.join(self.dir, 'scripts', name))
         # kvers fails as on a machine without the Debian kernels

@@ -40,17 +40,22 @@
 # Environment (set by tests/vm/runner-guest): L2ARC_KVER, L2ARC_TOP,
 # L2ARC_KO, L2ARC_OUT, L2ARC_TEST (test name), L2ARC_TEST_OUT (a directory
 # for this test's files, kept in the results).
+#
+# It sources scripts/lib.sh, the helpers scripts/bench and scripts/demo
+# share with the tests (minor_of, dm_kname, arcstats_value, ...).
 set -euo pipefail
 
 : "${L2ARC_KVER:=$(uname -r)}"
 : "${L2ARC_TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${L2ARC_KO:=$L2ARC_TOP/build/$L2ARC_KVER/dm-l2arc.ko}"
 export L2ARC_KVER L2ARC_TOP L2ARC_KO DM_DISABLE_UDEV=1
+# shellcheck source=scripts/lib.sh
+. "$L2ARC_TOP/scripts/lib.sh"
 
 # A held read is released by release_held, not by the clock: the debug
 # kernel (lockdep, KASAN) beside other VMs runs commands 4 to 15 times
 # slower than Debian's, and a fixed hold of a few seconds ran out there
-# before the commands it was meant to outlast (CI, stop 18).
+# before the commands it was meant to outlast.
 HOLD_MS=120000
 
 release_held() {
@@ -90,7 +95,7 @@ sectors() {
 # format: two header lines, then "name type value"); dies when it is missing
 arcstats_row() {
 	local v
-	v=$(awk -v n="$2" 'NR > 2 && $1 == n { print $3 }' "$1")
+	v=$(arcstats_value "$1" "$2")
 	[[ -n $v ]] || die "no row $2 in $1"
 	echo "$v"
 }
@@ -240,7 +245,7 @@ mk_brd() {
 	if [[ -d /sys/module/brd ]]; then
 		rmmod brd || die "brd is in use, cannot make fresh RAM disks"
 	fi
-	modprobe brd rd_nr="$count" rd_size=$((mib * 1024)) max_part=0
+	brd_load "$count" "$mib"
 	for ((i = 0; i < count; i++)); do
 		[[ -b /dev/ram$i ]] || die "/dev/ram$i did not appear"
 	done
@@ -248,14 +253,9 @@ mk_brd() {
 }
 
 # ------------------------------------------------------------------ devices
-# minor_of NAME: the minor number of the dm device NAME
-minor_of() {
-	dmsetup info -c --noheadings -o minor "$1" | tr -d ' '
-}
-
 # proc_of NAME: the arcstats file of the l2arc device NAME
 proc_of() {
-	echo "/proc/dm-l2arc/dm-$(minor_of "$1")/arcstats"
+	echo "/proc/dm-l2arc/$(dm_kname "$1")/arcstats"
 }
 
 # mk_nullb NAME ATTR=VALUE...: a null_blk disk configured through configfs

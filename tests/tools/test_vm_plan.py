@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Host-side tests of scripts/vm-plan, make check's time budget.
+
+Run:  python3 -m unittest discover -s tests/tools -p 'test_*.py'
+"""
+import importlib.machinery
+import importlib.util
+import io
+import os
+import subprocess
+import tempfile
+import unittest
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+TOOL = os.path.join(TOP, 'scripts', 'vm-plan')
+
+
+def load_tool():
+    loader = importlib.machinery.SourceFileLoader('vm_plan', TOOL)
+    spec = importlib.util.spec_from_loader('vm_plan', loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+DURATIONS = """\
+columns 6.1 6.12 debug
+pace 6.1 1000
+pace debug 4000
+boot 6.1 10
+boot debug 20
+smoke   core   10  10  40
+traces  same  400 400   -
+persist kernel 100 100 200
+faults  debug    -   - 300
+"""
+
+
+class VmPlanTest(unittest.TestCase):
+    def setUp(self):
+        self.tool = load_tool()
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+        self.dur = os.path.join(self.dir.name, 'durations')
+        with open(self.dur, 'w', encoding='utf-8') as f:
+            f.write(DURATIONS)
+        self.lines = []
+        for i, name in enumerate(('smoke', 'traces', 'persist', 'faults')):
+            path = os.path.join(self.dir.name, f'{i}0-{name}.sh')
+            with open(path, 'w', encoding='utf-8') as f:
+                f.write('#!/bin/bash\n')
+                if name == 'traces':
+                    f.write('# debug-check: skip the same everywhere\n')
+            self.lines.append(f'{path} {name} 300 1')
+
+    def plan(self, *argv):
+        out = io.StringIO()
+        args = self.tool.parse(['--durations', self.dur] + list(argv))
+        self.tool.plan(args, self.lines, out)
+        res = {'drop': []}
+        for line in out.getvalue().splitlines():
+            key, _, rest = line.partition(' ')
+            if key == 'drop':
+                res['drop'].append(rest.split()[0])
+            elif key in ('run', 'run2'):
+                res[key] = rest.split()
+            elif key == 'predict':
+                res['end'] = float(rest.split()[0])
+        return res
+
+    def test_fits_at_reference_pace(self):
+        r = self.plan('--kernel', '6.1.0-57-amd64', '--pace', '1000',
+                      '--deadline', '1000')
+        self.assertEqual(r['drop'], [])
+        self.assertEqual(r['end'], 10 + 400 + 100 + 0 + 10)
+
+    def test_slower_pace_drops_same_class_first(self):
+        # x2: 1040 s, past 1000: "traces" (same) goes before "persist"
+        r = self.plan('--kernel', '6.12.118+deb12-amd64', '--pace', '2000',
+                      '--deadline', '1000')
+        self.assertEqual(r['drop'], ['traces'])
+        self.assertEqual(r['end'], 2 * (10 + 100 + 10))
+
+    def test_core_never_dropped(self):
+        r = self.plan('--kernel', '6.1.0-57-amd64', '--pace', '1000',
+                      '--deadline', '1')
+        self.assertEqual(r['drop'], ['traces', 'persist', 'faults'])
+        self.assertEqual(r['run'], ['smoke'])
+
+    def test_no_trim(self):
+        r = self.plan('--kernel', '6.1.0-57-amd64', '--pace', '9000',
+                      '--deadline', '1', '--no-trim')
+        self.assertEqual(r['drop'], [])
+
+    def test_debug_halves_keep_debug_class(self):
+        # the debug set: traces is a debug-check skip (first half, 0 s);
+        # halves 300 (faults) and 200+40 (persist, smoke), the second
+        # started when the other VM ends at 100
+        r = self.plan('--kernel', '6.1.192-l2arc-debug', '--pace', '4000',
+                      '--halves', '--check-set', '--other-end', '100',
+                      '--deadline', '400')
+        self.assertEqual(r['drop'], [])
+        self.assertEqual(r['run'], ['faults', 'traces'])
+        self.assertEqual(r['run2'], ['persist', 'smoke'])
+        self.assertEqual(r['end'], 100 + 240 + 20)
+        r = self.plan('--kernel', '6.1.192-l2arc-debug', '--pace', '8000',
+                      '--halves', '--check-set', '--other-end', '100',
+                      '--deadline', '400')
+        self.assertEqual(r['drop'], ['persist'])
+        self.assertIn('faults', r['run'] + r['run2'])
+
+    def test_record(self):
+        logdir = os.path.join(self.dir.name, 'log')
+        os.mkdir(logdir)
+        with open(os.path.join(logdir, 'vm-a.log'), 'w',
+                  encoding='utf-8') as f:
+            f.write('PASS 6.1.0-57-amd64 smoke (10.9s)\n'
+                    'PASS 6.1.0-57-amd64 reboot (7.5s)\n'
+                    'PASS 6.1.0-57-amd64 reboot (7.5s)\n'
+                    'PASS 6.1.192-l2arc-debug kmemleak (no leak)\n')
+        with open(os.path.join(logdir, 'pace-ref'), 'w',
+                  encoding='utf-8') as f:
+            f.write('1713\n')
+        out = io.StringIO()
+        self.tool.record(logdir, out)
+        self.assertEqual(out.getvalue().splitlines(), [
+            'columns 6.1', 'pace 6.1 1713', 'reboot kernel 15.0',
+            'smoke kernel 10.9'])
+
+
+def have_kernels():
+    return subprocess.run([os.path.join(TOP, 'scripts', 'kvers')],
+                          stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0
+
+
+@unittest.skipUnless(have_kernels(), 'no Debian kernels (scripts/kvers)')
+class CheckDryRunTest(unittest.TestCase):
+    """scripts/check's plan at a fake pace: nothing boots."""
+
+    def check(self, pace61, pacedbg):
+        env = dict(os.environ, CHECK_DRY_RUN='1', CHECK_ELAPSED='300',
+                   CHECK_PACE_6_1=str(pace61), CHECK_PACE_DEBUG=str(pacedbg))
+        env.pop('CHECK_VM_BUDGET', None)
+        r = subprocess.run([os.path.join(TOP, 'scripts', 'check')], env=env,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        return r.stdout.splitlines()
+
+    def test_reference_pace_leaves_out_nothing_on_612(self):
+        out = self.check(1070, 4180)
+        self.assertFalse([ln for ln in out if ln.startswith('SKIP 6.12')], out)
+
+    def test_slow_machine_trims_612_and_debug(self):
+        out = self.check(2629, 8868)
+        skips = [ln for ln in out if ln.startswith('SKIP 6.12')]
+        self.assertIn('arc-traces', skips[0])
+        left = [ln for ln in out if ln.startswith('left out on 6.12')]
+        self.assertEqual(len(left), 1)
+        self.assertIn('tests/run -k 6.12 arc-traces', left[0])
+
+
+if __name__ == '__main__':
+    unittest.main()
