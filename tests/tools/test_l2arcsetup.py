@@ -260,7 +260,8 @@ class InstallTest(unittest.TestCase):
             'etc/l2arctab', 'usr/bin/l2arcstat',
             'usr/lib/systemd/system/dm-l2arc.service',
             'usr/lib/udev/rules.d/61-dm-l2arc-origin.rules',
-            'usr/sbin/l2arcsetup', 'usr/share/doc/dm-l2arc/dm-l2arc.rst',
+            'usr/sbin/l2arcsetup', 'usr/share/doc/dm-l2arc/design.rst',
+            'usr/share/doc/dm-l2arc/dm-l2arc.rst',
             'usr/share/doc/dm-l2arc/l2arctab.example'])
         with open(os.path.join(self.dir, 'usr/lib/systemd/system/dm-l2arc.service')) as f:
             unit = f.read()
