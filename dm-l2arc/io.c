@@ -51,14 +51,14 @@
  * adapts p), and the block is then resident for the next reader.
  *
  * Writes, discards and write-zeroes are taken whole: one entry in the
- * tree of writes in flight, one invalidation of their range, one bio to
- * the origin in the shape the writer gave it (FUA and PREFLUSH kept).
+ * tree of writes in flight, one invalidation of their range (write.c),
+ * one bio to the origin in the shape the writer gave it (FUA and PREFLUSH
+ * kept).
  */
 #define DM_MSG_PREFIX "l2arc io"
 
 #include <linux/bio.h>
 #include <linux/blkdev.h>
-#include <linux/interval_tree_generic.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 
@@ -96,56 +96,6 @@
  * in under 2 ms.  Blocks larger than this are never read over.
  */
 #define L2ARC_RUN_BRIDGE_BYTES	(256 * 1024)
-
-/* ---- Writes in flight ---- */
-
-#define L2ARC_WR_START(w)	((w)->start)
-#define L2ARC_WR_LAST(w)	((w)->last)
-
-INTERVAL_TREE_DEFINE(struct l2arc_wrange, rb, u64, subtree_last,
-		     L2ARC_WR_START, L2ARC_WR_LAST, static __maybe_unused,
-		     l2arc_wr)
-
-/* A write to blocks [first, last] is about to be issued; arc.lock held. */
-static void l2arc_wr_enter(struct l2arc_c *lc, struct l2arc_wrange *wr)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&lc->iop.wr_lock, flags);
-	l2arc_wr_insert(wr, &lc->iop.wr_tree);
-	atomic_inc(&lc->iop.wr_count);
-	spin_unlock_irqrestore(&lc->iop.wr_lock, flags);
-}
-
-/* The write has completed.  Any context. */
-static void l2arc_wr_exit(struct l2arc_c *lc, struct l2arc_wrange *wr)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&lc->iop.wr_lock, flags);
-	l2arc_wr_remove(wr, &lc->iop.wr_tree);
-	atomic_dec(&lc->iop.wr_count);
-	spin_unlock_irqrestore(&lc->iop.wr_lock, flags);
-}
-
-/*
- * Is a write to any of blocks [first, last] in flight?  arc.lock held:
- * every write entered before this call is seen (entries are made under
- * arc.lock); one that completes meanwhile may still be.
- */
-static bool l2arc_wr_overlaps(struct l2arc_c *lc, u64 first, u64 last)
-{
-	unsigned long flags;
-	bool found;
-
-	l2arc_assert_locked(lc);
-	if (!atomic_read(&lc->iop.wr_count))
-		return false;
-	spin_lock_irqsave(&lc->iop.wr_lock, flags);
-	found = l2arc_wr_iter_first(&lc->iop.wr_tree, first, last);
-	spin_unlock_irqrestore(&lc->iop.wr_lock, flags);
-	return found;
-}
 
 /* ---- ARC buffers ---- */
 
@@ -1164,174 +1114,6 @@ around:
 		kfree(io->waits);
 	io->waits = NULL;
 	return DM_MAPIO_REMAPPED;
-}
-
-/* ---- Writes ---- */
-
-/*
- * Drop the cached copies (ARC, L2, a feed write in flight) of one block,
- * detaching a fill in flight; arc.lock held.  Returns 1 when it was
- * resident.
- */
-static unsigned int l2arc_invalidate_hdr(struct l2arc_c *lc,
-					 struct arc_hdr *hdr)
-{
-	unsigned int resident = hdr->state == ARC_MRU || hdr->state == ARC_MFU;
-
-	l2arc_assert_locked(lc);
-	if (resident && (hdr->flags & ARC_F_IO_IN_PROGRESS))
-		l2arc_hdr_fill(hdr)->detached = true;
-	if (hdr->flags & ARC_F_L2)
-		lc->stats[L2ARC_STAT_L2_WRITE_INVALIDATES]++;
-	hdr->flags &= ~L2ARC_F_L2_WRITING;
-	arc_invalidate(&lc->arc, hdr);
-	return resident;
-}
-
-/* The lists a range invalidation walks, in the order headers move. */
-static const struct {
-	enum arc_list_id id;
-	u8 state;
-} l2arc_walk_order[] = {
-	{ ARC_T1, ARC_MRU }, { ARC_T2, ARC_MFU },
-	{ ARC_B1, ARC_MRU_GHOST }, { ARC_B2, ARC_MFU_GHOST },
-	{ ARC_LIST_L2ONLY, ARC_L2ONLY },
-};
-
-/* A write drops the indexed L2 copy in @slot; arc.lock held. */
-static void l2arc_invalidate_slot(struct l2arc_c *lc, u64 slot)
-{
-	l2arc_assert_locked(lc);
-	lc->stats[L2ARC_STAT_L2_WRITE_INVALIDATES]++;
-	l2arc_index_drop(lc, slot);
-}
-
-/*
- * Drop every cached copy of blocks [first, first + nr); arc.lock held by
- * l2arc_bulk_lock(), dropped every L2ARC_LOCK_BATCH headers.  The range is
- * in the tree of writes in flight already, so no header of it can be
- * created, accessed or filled meanwhile: its headers only move forwards
- * (T1 -> B1, T2 -> B2, any -> L2-only, the index or out), which is the
- * order the lists, then the slot table, are walked in.  Returns the
- * resident blocks dropped.
- */
-static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
-				  u64 first, u64 nr)
-{
-	struct arc *arc = &lc->arc;
-	struct arc_hdr *hdr, *next;
-	struct list_head *head;
-	u64 b, s, dropped = 0;
-	unsigned int i, restarts;
-
-	l2arc_assert_locked(lc);
-	if (nr <= arc_nr_hashed(arc)) {
-		for (b = first; b < first + nr; b++) {
-			hdr = arc_lookup(arc, to_oblock(b));
-			if (hdr)
-				dropped += l2arc_invalidate_hdr(lc, hdr);
-			l2arc_bulk_yield(lc, h);
-		}
-		goto indexed;
-	}
-	/* a range larger than the directory: walk its lists */
-	for (i = 0; i < ARRAY_SIZE(l2arc_walk_order); i++) {
-		head = &arc->lists[l2arc_walk_order[i].id];
-		restarts = 0;
-		hdr = list_first_entry_or_null(head, struct arc_hdr, list);
-		while (hdr) {
-			next = list_is_last(&hdr->list, head) ? NULL :
-			       list_next_entry(hdr, list);
-			b = from_oblock(hdr->oblock);
-			if (b >= first && b - first < nr)
-				dropped += l2arc_invalidate_hdr(lc, hdr);
-			hdr = next;
-			if (!hdr || restarts >= L2ARC_SCAN_RESTARTS ||
-			    !l2arc_bulk_due(h))
-				continue;
-			arc_hdr_pin(arc, hdr);
-			l2arc_bulk_relax(lc, h);
-			hdr = l2arc_walk_resume(arc, hdr,
-						l2arc_walk_order[i].state);
-			if (!hdr) {
-				restarts++;
-				hdr = list_first_entry_or_null(head,
-							       struct arc_hdr,
-							       list);
-			}
-		}
-	}
-indexed:
-	/*
-	 * Then the L2-only blocks of the index (a header dropped meanwhile
-	 * had lost its copy already): block by block, or slot by slot for a
-	 * range of as many blocks as the cache device has slots.
-	 */
-	if (nr < lc->l2.nr_slots) {
-		for (b = first; b < first + nr && lc->l2.ix.nr_indexed; b++) {
-			s = l2arc_l2_find(lc, b);
-			if (s != L2ARC_SLOT_NONE)
-				l2arc_invalidate_slot(lc, s);
-			l2arc_bulk_yield(lc, h);
-		}
-		return dropped;
-	}
-	for (s = 0; s < lc->l2.nr_slots && lc->l2.ix.nr_indexed; s++) {
-		struct l2arc_slot *sl = l2arc_slot(&lc->l2.ix, s);
-
-		b = l2arc_slot_oblock(sl);
-		if ((sl->word & L2ARC_SLOT_INDEXED) && b >= first &&
-		    b - first < nr)
-			l2arc_invalidate_slot(lc, s);
-		l2arc_bulk_yield(lc, h);
-	}
-	return dropped;
-}
-
-/**
- * l2arc_invalidate_all() - drop every cached copy of every block (ARC, L2)
- * @lc: the device
- *
- * At a resume that found the origin changed while the device was
- * suspended (persist.c): no I/O is in flight and the feed is stopped, so
- * no header can be created or filled meanwhile.
- *
- * Context: process context, may sleep; takes arc.lock.
- */
-void l2arc_invalidate_all(struct l2arc_c *lc)
-{
-	struct l2arc_hold h;
-
-	l2arc_bulk_lock(lc, &h);
-	l2arc_invalidate_range(lc, &h, 0, lc->nr_blocks);
-	l2arc_bulk_unlock(lc, &h);
-}
-
-/*
- * A write, discard or write-zeroes is about to go to the origin: enter it
- * in the tree of writes in flight, then drop its blocks' cached copies.
- */
-static void l2arc_write_begin(struct l2arc_c *lc, struct bio *bio,
-			      struct l2arc_io *io)
-{
-	sector_t start = dm_target_offset(lc->ti, bio->bi_iter.bi_sector);
-	sector_t end = start + bio_sectors(bio) - 1;
-	struct l2arc_hold h;
-	u64 dropped, nr;
-
-	io->wr.start = start >> lc->block_shift;
-	io->wr.last = end >> lc->block_shift;
-	nr = io->wr.last - io->wr.start + 1;
-
-	l2arc_bulk_lock(lc, &h);
-	l2arc_wr_enter(lc, &io->wr);
-	io->tracked = true;
-	if (unlikely(lc->persist.rebuilding))
-		l2arc_rebuild_note_write(lc, io->wr.start, io->wr.last);
-	dropped = l2arc_invalidate_range(lc, &h, io->wr.start, nr);
-	lc->stats[L2ARC_STAT_WRITES] += nr;
-	lc->stats[L2ARC_STAT_WRITE_INVALIDATES] += dropped;
-	l2arc_bulk_unlock(lc, &h);
 }
 
 /* ---- Set-up ---- */

@@ -225,4 +225,10 @@ int l2arc_iopath_alloc(struct l2arc_c *lc, char **error);
 void l2arc_iopath_drain(struct l2arc_c *lc);
 void l2arc_iopath_exit(struct l2arc_c *lc);
 
+/* write.c */
+void l2arc_write_begin(struct l2arc_c *lc, struct bio *bio,
+		       struct l2arc_io *io);
+void l2arc_wr_exit(struct l2arc_c *lc, struct l2arc_wrange *wr);
+bool l2arc_wr_overlaps(struct l2arc_c *lc, u64 first, u64 last);
+
 #endif /* DM_L2ARC_IO_H */
