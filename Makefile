@@ -12,7 +12,7 @@
 #   make soak            the 30-minute soak in one VM (DURATION=<min>, KVER=6.1|6.12|debug)
 #   make deps            install the Debian packages this project needs
 #   make kunit           the KUnit suites under UML (linux-source-6.1)
-#   make vmtest          the VM tests on both kernels
+#   make vmtest          the VM tests on both kernels and the debug kernel
 #   make lint            checkpatch --strict and sparse on both kernels
 #   make tools           build/tools/replay (trace replayer for the VM tests)
 #   make install         l2arcsetup, l2arcstat, dm-l2arc.service, /etc/l2arctab,

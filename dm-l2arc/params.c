@@ -10,7 +10,7 @@
  * for the l2arc_* tunables, the next read for the prefetch settings and
  * l2arc_slow_bypass_pct, the next table load for arc_max.
  *
- * The l2arc_* tunables from l2arc_write_max to l2arc_max_errors can also
+ * The l2arc_* tunables from l2arc_write_max to l2arc_dwpd_limit can also
  * be set per device (table features, messages); l2arc_dev_param() gives
  * the value in force for a device.
  */
