@@ -396,7 +396,7 @@ static inline unsigned int l2arc_slot_class(u64 slot_word)
  *       it copies, the feed's while it writes or while the buffer waits in
  *       its hand-off queue)
  * @nr: pages, block size / PAGE_SIZE
- * @handoff_next: the next buffer of the hand-off queue (&l2arc_c.handoff)
+ * @handoff_next: the next buffer of the hand-off queue (&l2arc_feed.handoff_head)
  * @handoff_hdr: the header of the block while the buffer is queued there
  *               (pinned, with %L2ARC_F_L2_WRITING)
  * @pages: the pages, in order
@@ -477,7 +477,7 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
  * @dwpd_tokens and @dwpd_at are changed by feeds only (@feed.mutex); the
  * buckets and the @win_* fields under @arc.lock (changed by feeds only).
  *
- * @l2_failed is also read without @arc.lock.
+ * @l2.failed is also read without arc.lock.
  */
 struct l2arc_c {
 	struct dm_target *ti;
@@ -525,7 +525,7 @@ static inline unsigned int l2arc_block_bytes(const struct l2arc_c *lc)
 /**
  * l2arc_slot_sector() - where a slot's copy is on the cache device
  * @lc: the device
- * @slot: the slot, 0..l2_nr_slots - 1
+ * @slot: the slot, 0..l2.nr_slots - 1
  *
  * Return: its first sector (slots follow the header and the log blocks).
  */

@@ -67,8 +67,9 @@
  * (l2arc_walk_resume()).
  *
  * The feed is the top of the L2ARC: it calls persistence (persist.c: the
- * rebuild's work item, queued at the feed's start and awaited by the
- * first feed, and the log after each batch) and the cache
+ * rebuild's work item, queued at the feed's start, which the first feed
+ * runs itself if it takes feed.mutex first, and the log after each
+ * batch) and the cache
  * device (l2.c: the region at the write hand, slot eviction), never the
  * other way round.  The device's other files reach it through
  * l2arc_handoff() (arc_ops.evict_data in io.c) and the start/stop/now
@@ -1039,7 +1040,7 @@ void l2arc_feed_start(struct l2arc_c *lc)
 
 	if (!lc->cache)
 		return;
-	/* the rebuild first: the first feed waits for it (feed.mutex) */
+	/* the rebuild first; whichever takes feed.mutex first runs it */
 	l2arc_rebuild_start(lc, lc->feed.wq);
 	lc->feed.dwpd_at = jiffies;
 	l2arc_lock(lc);

@@ -30,21 +30,21 @@ struct l2arc_c;
  * window, the hand-off queue, the wear cap and the write-rate buckets
  * @cursor: where the feed's scan of T2 and T1 goes on at the next
  *	feed: a pinned header, or NULL for the LRU end; under
- *	@arc.lock, changed by feeds (feed.mutex)
+ *	arc.lock, changed by feeds (feed.mutex)
  * @work: the feed
  * @wq: its workqueue
- * @mutex: serialises feeds (timer, message); outside @arc.lock
+ * @mutex: serialises feeds (timer, message); outside arc.lock
  * @active: the feed runs (between resume and postsuspend); set
- *	and cleared under @arc.lock; a feed by message tests it
+ *	and cleared under arc.lock; a feed by message tests it
  *	under @mutex (l2arc_feed_now())
  * @kicked: a hand-off asked for the feed early (l2arc_feed_kick()),
- *	and no feed has started since; under @arc.lock
+ *	and no feed has started since; under arc.lock
  * @armed: @work is queued for @due (false while it runs);
- *	under @arc.lock
+ *	under arc.lock
  * @due: jiffies when @work runs next, while @armed
  * @last: jiffies when the last timer or hand-off feed started (a
  *	feed by message is not one), while @last_valid; under
- *	@arc.lock
+ *	arc.lock
  * @last_valid: such a feed ran since the resume
  * @win_open: a feed window is open (a feed ran since the resume); the
  *	feeds of one window share its budget (l2arc_feed_locked())
@@ -54,7 +54,7 @@ struct l2arc_c;
  * @win_spent: less than one block of its budget is left
  * @handoff_head: the hand-off queue: buffers of evicted blocks waiting
  *	for the feed, oldest first, linked by handoff_next; under
- *	@arc.lock
+ *	arc.lock
  * @handoff_tail: its newest buffer
  * @handoff_nr: its length, in blocks
  * @dwpd_tokens: bytes the wear cap (l2arc_dwpd_limit) lets the feed write

@@ -124,12 +124,12 @@ struct l2arc_fill {
  * struct l2arc_run - consecutive fills read with one bio (io.c)
  * @work: completion on the device's workqueue (errors, hard IRQ context)
  * @next: the next run of the same map, until it is submitted
- * @l2_node: link in &l2arc_c.l2_reads while it reads the cache device
+ * @l2_node: link in &l2arc_l2.reads while it reads the cache device
  * @lc: the device
  * @oblock: the first block (fill i reads block @oblock + i)
  * @l2_slot: the first slot, when it reads the cache device (fill i reads
  *           slot @l2_slot + i)
- * @bio: the read, from &l2arc_c.bs, the pages of every fill's buffer
+ * @bio: the read, from &l2arc_iopath.bs, the pages of every fill's buffer
  * @status: the read's result
  * @from_l2: it reads consecutive slots of the cache device, else
  *           consecutive blocks of the origin
@@ -179,15 +179,15 @@ struct l2arc_io {
  * struct l2arc_iopath - the bio path's state of a device
  * @wr_lock: protects @wr_tree; taken with interrupts off (write
  *	completions may run in hard interrupt context), nests inside
- *	@arc.lock
+ *	arc.lock
  * @wr_tree: the writes in flight (struct l2arc_wrange), by block range
  * @wr_count: number of them; changed with @wr_lock held, raised only with
- *	@arc.lock held too, so that a reader holding @arc.lock that
+ *	arc.lock held too, so that a reader holding arc.lock that
  *	sees 0 knows no write of its block has been issued
  * @fills_inflight: runs issued and not yet done (read-aheads included)
  * @fills_wait: woken when @fills_inflight drops to 0
  * @wq: runs the completions of runs that cannot finish where their bio
- *	completes (@arc.lock is BH-safe only)
+ *	completes (arc.lock is BH-safe only)
  * @bs: bio set of the runs' reads and of reads around the ARC
  * @bs_ready: @bs is initialised
  * @runs_deferred: runs whose completion went to @wq (hard IRQ context or

@@ -8,7 +8,7 @@
  *
  * The cache device is a ring of slots, one block each, after the
  * persistent L2ARC's header and log blocks (persist.c).  The feed
- * (feed.c) writes batches at the write hand, l2_hand, and evicts the
+ * (feed.c) writes batches at the write hand, l2.hand, and evicts the
  * copies of the region it is about to overwrite (l2arc_evict_slot());
  * this file keeps what the slots hold and serves reads of them.
  *
@@ -38,7 +38,7 @@
  * The hand never overwrites a slot under a reader.  Every fill that reads
  * the cache device is on l2_reads until its read is done.  A feed first
  * picks and pins its batch, then publishes the region of slots it is about
- * to overwrite (l2_region_start..l2_region_end): from then on no read
+ * to overwrite (l2.region_start..l2.region_end): from then on no read
  * starts there (a fill that would goes to the origin, counted in
  * l2_evict_reading), and the feed waits for the reads already in flight
  * there (counted too) before it evicts the region's copies and writes.
@@ -103,7 +103,7 @@ bool l2arc_slot_is(struct l2arc_c *lc, u64 slot, struct arc_hdr *hdr)
 /**
  * l2arc_slot_hdr() - the header that owns a slot's copy
  * @lc: the device, with a cache device
- * @slot: the slot, 0..l2_nr_slots - 1
+ * @slot: the slot, 0..l2.nr_slots - 1
  *
  * The header hashed under the slot's block, if the slot has
  * %L2ARC_SLOT_HDR and the header's l2_slot is @slot with %ARC_F_L2 or
@@ -367,16 +367,16 @@ void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_run *run)
 /**
  * l2arc_evict_slot() - evict the L2 copy in @slot ahead of the write hand
  * @lc: the device
- * @slot: a slot of the feed's region, 0..l2_nr_slots - 1
+ * @slot: a slot of the feed's region, 0..l2.nr_slots - 1
  *
  * Context: arc.lock held.
  */
 void l2arc_evict_slot(struct l2arc_c *lc, u64 slot)
 {
-	l2arc_assert_locked(lc);
 	struct l2arc_slot *sl = l2arc_slot(&lc->l2.ix, slot);
 	struct arc_hdr *hdr;
 
+	l2arc_assert_locked(lc);
 	if (sl->word & L2ARC_SLOT_INDEXED) {
 		lc->stats[L2ARC_STAT_L2_EVICT_AHEAD]++;
 		l2arc_index_drop(lc, slot);
@@ -444,7 +444,7 @@ static bool l2arc_region_idle(struct l2arc_c *lc)
 /**
  * l2arc_region_claim() - choose and publish the region of the next batch
  * @lc: the device
- * @n: the batch's size, blocks, 1..l2_nr_slots
+ * @n: the batch's size, blocks, 1..l2.nr_slots
  *
  * Chooses the region for @n blocks at the write hand (a batch never
  * wraps: when it does not fit before the end of the ring the hand goes
@@ -478,10 +478,10 @@ u64 l2arc_region_claim(struct l2arc_c *lc, unsigned int n)
 
 /**
  * l2arc_l2_drop_all() - forget every L2 copy of a dropped cache device
- * @lc: the device, its cache device dropped (l2_failed)
+ * @lc: the device, its cache device dropped (l2.failed)
  *
  * So that their headers (L2-only ones above all) stop holding memory.
- * Once per degrade (sets l2_dropped), in batches.  Called by the feed.
+ * Once per degrade (sets l2.dropped), in batches.  Called by the feed.
  *
  * Context: process context, may sleep; takes arc.lock.
  */
@@ -601,7 +601,7 @@ int l2arc_l2_check(struct l2arc_c *lc, u64 *slots, char **error)
 }
 
 /**
- * l2arc_l2_init() - allocate the slot table of l2_nr_slots slots, in the
+ * l2arc_l2_init() - allocate the slot table of l2.nr_slots slots, in the
  * ctr, after l2arc_persist_init() has laid out the device
  * @lc: the device
  * @error: set on failure

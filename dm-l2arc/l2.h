@@ -26,7 +26,7 @@ struct l2arc_run;
  * @blocks: blocks with a valid copy on the cache device
  * @class_blocks: the same, by &enum l2arc_class
  * @ix: the slot table (block, crc32c and state of each slot's copy)
- *	and the index of L2-only blocks (l2index.c); under @arc.lock
+ *	and the index of L2-only blocks (l2index.c); under arc.lock
  * @reads: runs reading the cache device (struct l2arc_run.l2_node)
  * @read_wait: the feed waits here for reads of the slots it is about
  *	to overwrite; woken when a fill leaves @reads
@@ -42,7 +42,7 @@ struct l2arc_run;
  *	WRITE_ONCE: an update lost to a concurrent one is harmless)
  * @origin_lat: the same for the origin's runs (fills, read-ahead)
  * @slow_seq: L2 hits while the cache device was slow; every
- *	%L2ARC_SLOW_PROBE th still reads it; under @arc.lock
+ *	%L2ARC_SLOW_PROBE th still reads it; under arc.lock
  *
  * Locking: under arc.lock unless a field says otherwise; @failed is also
  * read without it.  Set up by l2arc_l2_init(), freed by l2arc_l2_exit().

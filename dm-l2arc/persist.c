@@ -92,7 +92,7 @@
  * as that table left it
  * @node: link in l2arc_owners
  * @origin: the origin's device number
- * @token: that table's &l2arc_c.owner_token
+ * @token: that table's &l2arc_persist.owner_token
  * @marked: @diskseq and @writes were taken at that table's last suspend
  *          (after its last write to the origin, and its flush)
  * @diskseq: the origin's disk sequence number then (a disk that took the
@@ -190,7 +190,7 @@ static const char *l2arc_origin_moved(struct l2arc_c *lc, u64 token,
  *
  * Called at every resume of every table (before it takes I/O) with @mark
  * false, and at every suspend with @mark true.  The entry (once per
- * origin) is allocated in the ctr (&l2arc_c.owner_spare): here the device
+ * origin) is allocated in the ctr (&l2arc_persist.owner_spare): here the device
  * is suspended, and a lost claim would let a later rebuild trust its
  * header.
  *
@@ -416,7 +416,8 @@ static void l2arc_rebuild_worker(struct work_struct *work);
  * @dev_blocks: the cache device's size, cache blocks, >= 16
  * @error: set on failure
  *
- * Sets l2_nr_slots, l2_meta_blocks and l2_persist (see the layout above).
+ * Sets l2.nr_slots, persist.meta_blocks and persist.enabled (see the
+ * layout above).
  * No I/O: a table may be loaded while another one uses the device.
  *
  * Context: process context, may sleep.
@@ -1019,8 +1020,8 @@ empty:
  * @lc: the device
  *
  * Run by the rebuild's own work item, queued on the feed's workqueue at
- * the resume (l2arc_rebuild_start()), and by whichever comes first of
- * the first feed and a suspend, while the device
+ * the resume (l2arc_rebuild_start()), by the first feed and by a suspend
+ * -- whichever takes feed.mutex first -- while the device
  * serves I/O: a block written since the resume
  * (l2arc_rebuild_note_write()) or read into the ARC from the origin
  * meanwhile is left out (its log block is written again).  Ends with

@@ -39,18 +39,19 @@ struct l2arc_rb_range {
  *	slot s is block @meta_blocks + s of the cache device
  * @log_nr: log blocks, one per %L2ARC_LOG_ENTRIES slots
  * @log_dirty: log blocks whose copy on the cache device differs from
- *	the slot table; under @arc.lock
+ *	the slot table; under arc.lock
  * @guid: random id of this format of the cache device
  * @generation: incremented at every in-use header write
  * @loaded: the first resume has read the header (and rebuilds, or
  *	started cold)
  * @rebuilding: the log blocks are still to be read into the slot table
- *	(l2arc_rebuild_run(), by the first feed or a suspend);
- *	set at the first resume, cleared under @arc.lock
+ *	(l2arc_rebuild_run(), by its work item, the first feed or a
+ *	suspend, whichever takes feed.mutex first);
+ *	set at the first resume, cleared under arc.lock
  * @rebuild_t0: ktime_get_ns() at that resume
  * @rb_writes: block ranges written since the resume while
  *	@rebuilding, which the rebuild must not index, sorted
- *	and disjoint (l2arc_ranges_add()); under @arc.lock
+ *	and disjoint (l2arc_ranges_add()); under arc.lock
  * @rb_nr: ranges in @rb_writes; when it is full, a new range
  *	widens the one nearest to it (more blocks left out, never
  *	fewer)

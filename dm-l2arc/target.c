@@ -238,10 +238,6 @@ static void l2arc_size_arc(struct l2arc_c *lc)
 			    L2ARC_ARC_MIN_BLOCKS, lc->c_max);
 }
 
-/*
- * Construct an l2arc target.  Every failure sets a specific ti->error and
- * unwinds through l2arc_dtr().
- */
 /* The context of a new table's device, its locks and lists set up. */
 static struct l2arc_c *l2arc_ctx_new(struct dm_target *ti)
 {
@@ -285,6 +281,10 @@ static int l2arc_ctr_io(struct l2arc_c *lc, struct dm_target *ti)
 	return r;
 }
 
+/*
+ * Construct an l2arc target.  Every failure sets a specific ti->error and
+ * unwinds through l2arc_dtr().
+ */
 static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct l2arc_c *lc;
@@ -370,15 +370,7 @@ static void l2arc_postsuspend(struct dm_target *ti)
 	l2arc_stats_unregister(lc);
 }
 
-/*
- * Before the device takes I/O: a resume other than the first drops every
- * cached copy (the ARC, the hand-off queue, the slot table, the log) when
- * the origin changed while the device was suspended; the first time, the
- * L2ARC is rebuilt from the cache device's log blocks; every time, the
- * cache device is marked in use (persist.c).  Never fails: a cache device
- * that cannot be read starts empty, one that cannot be written is
- * dropped.  The device is suspended: no reclaim may write through it.
- */
+/* The origin changed while suspended: drop every cached copy of it. */
 static void l2arc_origin_moved_drop(struct l2arc_c *lc, const char *why)
 {
 	DMWARN("%s: the origin changed while suspended: %s: the ARC and the L2ARC start empty",
@@ -392,6 +384,15 @@ static void l2arc_origin_moved_drop(struct l2arc_c *lc, const char *why)
 	l2arc_persist_forget(lc);
 }
 
+/*
+ * Before the device takes I/O: a resume other than the first drops every
+ * cached copy (the ARC, the hand-off queue, the slot table, the log) when
+ * the origin changed while the device was suspended; the first time, the
+ * L2ARC is rebuilt from the cache device's log blocks; every time, the
+ * cache device is marked in use (persist.c).  Never fails: a cache device
+ * that cannot be read starts empty, one that cannot be written is
+ * dropped.  The device is suspended: no reclaim may write through it.
+ */
 static int l2arc_preresume(struct dm_target *ti)
 {
 	struct l2arc_c *lc = ti->private;
