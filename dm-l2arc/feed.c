@@ -69,9 +69,8 @@
  * The feed is the top of the L2ARC: it calls persistence (persist.c: the
  * rebuild's work item, queued at the feed's start, which the first feed
  * runs itself if it takes feed.mutex first, and the log after each
- * batch) and the cache
- * device (l2.c: the region at the write hand, slot eviction), never the
- * other way round.  The device's other files reach it through
+ * batch) and the cache device (l2.c: the region at the write hand, slot
+ * eviction), never the other way round.  The device's other files reach it through
  * l2arc_handoff() (arc_ops.evict_data in io.c) and the start/stop/now
  * calls of target.c.
  *
