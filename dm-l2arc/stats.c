@@ -30,6 +30,7 @@
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/timekeeping.h>
 
 #include "dm-l2arc.h"
@@ -381,10 +382,15 @@ static void l2arc_sum_max(u64 *sum, const u64 *vals, enum l2arc_row r)
 
 static int l2arc_sum_arcstats_show(struct seq_file *m, void *v)
 {
-	u64 vals[R_NR], sum[R_NR] = {};
 	struct l2arc_c *lc;
+	u64 *vals, *sum;
 	unsigned int i;
 
+	/* 2 x 109 rows: off the stack (over 2 KiB with KASAN's redzones) */
+	vals = kcalloc(2 * R_NR, sizeof(*vals), GFP_KERNEL);
+	if (!vals)
+		return -ENOMEM;
+	sum = vals + R_NR;
 	mutex_lock(&l2arc_stats_mutex);
 	list_for_each_entry(lc, &l2arc_devices, kstat.node) {
 		l2arc_stats_snapshot(lc, vals);
@@ -397,6 +403,7 @@ static int l2arc_sum_arcstats_show(struct seq_file *m, void *v)
 	}
 	mutex_unlock(&l2arc_stats_mutex);
 	l2arc_kstat_show(m, 0, l2arc_sum_crtime, sum);
+	kfree(vals);
 	return 0;
 }
 
