@@ -108,7 +108,7 @@ static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data,
 			     enum arc_evict_reason why)
 {
 	struct l2arc_c *lc = arc->private;
-	u64 bytes = (u64)lc->block_sectors << SECTOR_SHIFT;
+	u64 bytes = l2arc_block_bytes(lc);
 
 	lockdep_assert_held(&arc->lock);
 	if (hdr->flags & ARC_F_IO_IN_PROGRESS) {
@@ -303,7 +303,7 @@ static bool l2arc_run_check(struct l2arc_run *run)
  */
 static bool l2arc_run_l2_done(struct l2arc_c *lc, struct l2arc_run *run)
 {
-	u64 bytes = (u64)lc->block_sectors << SECTOR_SHIFT;
+	u64 bytes = l2arc_block_bytes(lc);
 	bool retry = false;
 	unsigned int i;
 

@@ -863,7 +863,7 @@ static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 				unsigned int *sampled)
 {
 	struct l2arc_log_blk *lb = lc->persist.meta_buf;
-	unsigned int tries, j, k, bytes = lc->block_sectors << SECTOR_SHIFT;
+	unsigned int tries, j, k, bytes = l2arc_block_bytes(lc);
 	int r;
 
 	lockdep_assert_held(&lc->feed.mutex);

@@ -300,7 +300,7 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	lc->block_sectors = lc->table.block_sectors;
 	lc->block_shift = ilog2(lc->block_sectors);
-	lc->block_pages = (lc->block_sectors << SECTOR_SHIFT) >> PAGE_SHIFT;
+	lc->block_pages = l2arc_block_bytes(lc) >> PAGE_SHIFT;
 	l2arc_pool_init(&lc->pool, lc->block_pages);
 	lc->tun = lc->table.tun;
 
@@ -750,7 +750,7 @@ static int l2arc_iterate_devices(struct dm_target *ti,
 static void l2arc_io_hints(struct dm_target *ti, struct queue_limits *limits)
 {
 	struct l2arc_c *lc = ti->private;
-	unsigned int block_bytes = lc->block_sectors << SECTOR_SHIFT;
+	unsigned int block_bytes = l2arc_block_bytes(lc);
 
 	if (limits->io_min < block_bytes)
 		limits->io_min = block_bytes;
