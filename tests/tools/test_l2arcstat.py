@@ -7,8 +7,6 @@ Also provides parse_prometheus(), a small strict parser of the Prometheus
 text exposition format, used by tests/vm/60-l2arcstat.sh.
 """
 import contextlib
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -19,16 +17,15 @@ import sys
 import tempfile
 import unittest
 
+from scriptmod import load_script
+
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 TOOL = os.path.join(TOP, 'scripts', 'l2arcstat')
 
 
+
 def load_tool():
-    loader = importlib.machinery.SourceFileLoader('l2arcstat', TOOL)
-    spec = importlib.util.spec_from_loader('l2arcstat', loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    return load_script('l2arcstat')
 
 
 # ------------------------------------------------------------ prometheus

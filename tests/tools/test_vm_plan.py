@@ -3,24 +3,21 @@
 
 Run:  python3 -m unittest discover -s tests/tools -p 'test_*.py'
 """
-import importlib.machinery
-import importlib.util
 import io
 import os
 import subprocess
 import tempfile
 import unittest
 
+from scriptmod import load_script
+
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 TOOL = os.path.join(TOP, 'scripts', 'vm-plan')
 
 
+
 def load_tool():
-    loader = importlib.machinery.SourceFileLoader('vm_plan', TOOL)
-    spec = importlib.util.spec_from_loader('vm_plan', loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    return load_script('vm-plan')
 
 
 DURATIONS = """\
