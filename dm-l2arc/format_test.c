@@ -96,6 +96,14 @@ static struct l2arc_dev_hdr *format_test_dh(struct kunit *test)
 	return dh;
 }
 
+/* Seal a crafted header again, as a writer would, and decode it. */
+static enum l2arc_dh_verdict
+format_test_reseal(struct l2arc_dev_hdr *dh, const struct l2arc_dh_want *w)
+{
+	l2arc_dh_seal(dh);
+	return l2arc_dh_decode(dh, w);
+}
+
 static void format_test_dh_decode(struct kunit *test)
 {
 	const struct l2arc_dh_want *w = &format_test_want;
@@ -107,44 +115,36 @@ static void format_test_dh_decode(struct kunit *test)
 	/* one bit of the header flipped, checksum not redone */
 	dh->laps = cpu_to_le64(1);
 	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_BAD_CKSUM);
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_OK);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_OK);
 
 	dh->magic = 0;
 	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_NONE);
 	dh = format_test_dh(test);
 	dh->version = cpu_to_le32(1);
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_UNSUPPORTED);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_UNSUPPORTED);
 
 	/* a hand one past the slots is a wrapped, crafted one */
 	dh = format_test_dh(test);
 	dh->hand = cpu_to_le64(w->nr_slots + 1);
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_GEOMETRY);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_GEOMETRY);
 	dh = format_test_dh(test);
 	dh->nr_slots = cpu_to_le64(U64_MAX);
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_GEOMETRY);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_GEOMETRY);
 	dh = format_test_dh(test);
 	dh->meta_blocks = cpu_to_le64(0);
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_GEOMETRY);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_GEOMETRY);
 
 	dh = format_test_dh(test);
 	dh->origin_dev = cpu_to_le64(w->origin_dev + 1);
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_OTHER_ORIGIN);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_OTHER_ORIGIN);
 	dh = format_test_dh(test);
 	dh->origin_sectors = cpu_to_le64(w->origin_sectors * 2);
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_OTHER_ORIGIN);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_OTHER_ORIGIN);
 
 	/* another disk's unique id; an id longer than the field */
 	dh = format_test_dh(test);
 	dh->uid[3] = 5;
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_OTHER_UID);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_OTHER_UID);
 	other = *w;
 	other.uid_type = 0;
 	other.uid_len = 0;
@@ -152,16 +152,13 @@ static void format_test_dh_decode(struct kunit *test)
 			L2ARC_DH_OTHER_UID);
 	dh = format_test_dh(test);
 	dh->uid_len = cpu_to_le32(L2ARC_UID_BYTES + 1);
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_BAD_CKSUM);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_BAD_CKSUM);
 
 	dh = format_test_dh(test);
 	dh->state = cpu_to_le32(L2ARC_DH_IN_USE);
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_UNCLEAN);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_UNCLEAN);
 	dh->state = cpu_to_le32(7);
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_UNCLEAN);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_UNCLEAN);
 }
 
 static void format_test_lb_decode(struct kunit *test)
@@ -324,15 +321,13 @@ static void format_test_dh_magic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_NONE);
 	dh = format_test_dh_full(test, L2ARC_DH_CLEAN);
 	dh->magic = cpu_to_le64(L2ARC_LB_MAGIC);	/* a log block's */
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_NONE);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_NONE);
 	dh = format_test_dh_full(test, L2ARC_DH_CLEAN);
 	dh->magic = cpu_to_le64(L2ARC_DH_MAGIC ^ BIT_ULL(63));
 	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_NONE);
 	dh = format_test_dh_full(test, L2ARC_DH_CLEAN);
 	dh->magic = cpu_to_le64(swab64(L2ARC_DH_MAGIC));	/* big-endian */
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_NONE);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_NONE);
 }
 
 /* A header of this version with the feature masks set, then sealed */
@@ -386,20 +381,17 @@ static void format_test_dh_features(struct kunit *test)
 	/* then the version */
 	dh = format_test_dh_feat(test, 0, BIT(0));
 	dh->version = cpu_to_le32(3);
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_UNSUPPORTED);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_UNSUPPORTED);
 	/* and the features before the geometry, the origin and the state */
 	dh = format_test_dh_feat(test, 0, BIT(1));
 	dh->block_sectors = cpu_to_le32(16);
 	dh->origin_dev = cpu_to_le64(1);
 	dh->state = cpu_to_le32(L2ARC_DH_IN_USE);
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_INCOMPAT);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_INCOMPAT);
 	/* a compatible bit does not hide another verdict */
 	dh = format_test_dh_feat(test, BIT(3), 0);
 	dh->state = cpu_to_le32(L2ARC_DH_IN_USE);
-	l2arc_dh_seal(dh);
-	KUNIT_EXPECT_EQ(test, l2arc_dh_decode(dh, w), L2ARC_DH_UNCLEAN);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_UNCLEAN);
 }
 
 /* Log block 3 of FORMAT_TEST_GUID: slots 762 and 1015 hold copies */
