@@ -15,17 +15,22 @@ static const u64 whatif_test_eighths[WHATIF_NR_ARC] = {
 	1, 2, 4, 8, 16, 32, 64
 };
 
-/* Read blocks [0, @n) @passes times, every one an ARC miss of the device. */
+/*
+ * Read blocks [0, @n) @passes times, every one an ARC miss of the device,
+ * and replay the log after each pass (a pass logs at most 4,096 events).
+ */
 static void whatif_test_loop(struct l2arc_whatif *wi, u64 n,
 			     unsigned int passes)
 {
 	unsigned int p;
 	u64 b;
 
-	for (p = 0; p < passes; p++)
+	for (p = 0; p < passes; p++) {
 		for (b = 0; b < n; b++)
 			if (l2arc_whatif_sampled(wi, b))
 				l2arc_whatif_read(wi, b, WHATIF_MISS);
+		l2arc_whatif_sync(wi);
+	}
 }
 
 static u64 whatif_test_sampled(struct l2arc_whatif *wi, u64 n)
@@ -178,11 +183,33 @@ static void whatif_test_actual(struct kunit *test)
 	l2arc_whatif_read(wi, 2, WHATIF_L2_HIT);
 	l2arc_whatif_read(wi, 3, WHATIF_L2_HIT);
 	l2arc_whatif_read(wi, 4, WHATIF_MISS);
+	l2arc_whatif_invalidate(wi, 5, 1);
+	l2arc_whatif_sync(wi);
 	KUNIT_EXPECT_EQ(test, wi->actual.reads, 4);
 	KUNIT_EXPECT_EQ(test, wi->actual.hits, 1);
 	KUNIT_EXPECT_EQ(test, wi->actual.l2_hits, 2);
 	KUNIT_EXPECT_EQ(test, wi->actual_l2.reads, 4);
 	KUNIT_EXPECT_EQ(test, wi->actual_l2.l2_hits, 2);
+	KUNIT_EXPECT_EQ(test, wi->dropped, 0);
+	l2arc_whatif_destroy(wi);
+}
+
+/* A full log loses what comes after, and says how much. */
+static void whatif_test_log_full(struct kunit *test)
+{
+	struct l2arc_whatif *wi = l2arc_whatif_create(64, 0, 4096);
+	u64 b;
+
+	KUNIT_ASSERT_NOT_NULL(test, wi);
+	mutex_lock(&wi->lock);		/* no replay meanwhile */
+	for (b = 0; b < WHATIF_LOG_EVENTS + 10; b++)
+		l2arc_whatif_read(wi, b, WHATIF_MISS);
+	KUNIT_EXPECT_EQ(test, wi->nlog, WHATIF_LOG_EVENTS);
+	KUNIT_EXPECT_EQ(test, wi->log_dropped, 10);
+	mutex_unlock(&wi->lock);
+	l2arc_whatif_sync(wi);
+	KUNIT_EXPECT_EQ(test, wi->actual.reads, WHATIF_LOG_EVENTS);
+	KUNIT_EXPECT_EQ(test, wi->dropped, 10);
 	l2arc_whatif_destroy(wi);
 }
 
@@ -202,6 +229,7 @@ static struct kunit_case whatif_test_cases[] = {
 	KUNIT_CASE(whatif_test_loop_sampled),
 	KUNIT_CASE(whatif_test_l2_loop),
 	KUNIT_CASE(whatif_test_actual),
+	KUNIT_CASE(whatif_test_log_full),
 	{}
 };
 
