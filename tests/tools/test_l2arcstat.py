@@ -800,6 +800,11 @@ class TestWhatifParse(WhatifBase):
         self.bad('\n'.join(x for x in lines if not x.startswith('l2_actual')),
                  'F: malformed: want one l2_actual row with the l2 rows, none without')
         self.bad(whatif_file(l2=None) + lines[-2] + '\n', 'want one l2_actual row')
+        self.bad(good.replace('arc         0.125', 'arc         0.000'),
+                 'F: malformed: a factor of 0 outside the l2 rows')
+        self.bad(good.replace('arc_actual  1.000', 'arc_actual  0.000'),
+                 'F: malformed: a factor of 0 outside the l2 rows')
+        self.bad(whatif_file(l2=[(0, 0)]), 'F: malformed: no l2 row with a factor above 0')
 
 
 class TestWhatif(WhatifBase):
