@@ -159,7 +159,7 @@ def kstat_text(vals, kid=1, crtime=5 * SEC, snaptime=10 * SEC, nrows=None):
 # 10000 sampled reads and (fraction, L2 hits) of the L2 ladder's 1250 (600
 # ARC hits each).
 WHATIF_HEAD_FMT = '%-15s %s'
-WHATIF_ROW_FMT = '%-10s %6.3f %12d %14d %8d %10d %10d %10d %8.4f'
+WHATIF_ROW_FMT = '%-10s %.3f %12d %14d %8d %10d %10d %10d %.4f'
 ARC_HITS = [(0.125, 3000), (0.25, 3500), (0.5, 4200), (1, 5000), (2, 5800), (4, 6100),
             (8, 6200)]
 L2_HITS = [(0, 0), (0.125, 100), (0.25, 200), (0.5, 300), (1, 400), (2, 500), (4, 550),
@@ -169,9 +169,10 @@ L2_HITS = [(0, 0), (0.125, 100), (0.25, 200), (0.5, 300), (1, 400), (2, 500), (4
 def whatif_file(arc=ARC_HITS, actual=4800, reads=10000, l2=L2_HITS, l2_actual=(590, 380),
                 l2_reads=1250, l2_arc_hits=600, arc_blocks=32768, slots=262144,
                 block=4096):
-    """A whatif file as dm-l2arc/whatif.c prints it (4 KiB blocks)."""
-    head = [('whatif', 1), ('block_bytes', block), ('sample_arc', '0.031250'),
-            ('sample_l2', '0.003906' if l2 else '0.000000'), ('memory_bytes', 3211264),
+    """A whatif file as l2arc_whatif_show() prints it (4 KiB blocks, 2048
+    sampled blocks at 1x: 1 in 16 of the ARC's, 1 in 128 of the L2's)."""
+    head = [('whatif', 1), ('block_bytes', block), ('sample_arc', '0.062500'),
+            ('sample_l2', '0.007813' if l2 else '0.000000'), ('memory_bytes', 3211264),
             ('dropped', 7)]
     out = [WHATIF_HEAD_FMT % kv for kv in head]
     out.append('%-10s %6s %12s %14s %8s %10s %10s %10s %8s' % (
@@ -182,11 +183,11 @@ def whatif_file(arc=ARC_HITS, actual=4800, reads=10000, l2=L2_HITS, l2_actual=(5
         return WHATIF_ROW_FMT % (level, f, blocks, blocks * block, sample, r, h, l2h,
                                  100.0 * (h + l2h) / r if r else 0)
     for f, h in arc:
-        out.append(row('arc', f, int(arc_blocks * f), int(1024 * f), reads, h, 0))
+        out.append(row('arc', f, int(arc_blocks * f), int(2048 * f), reads, h, 0))
     out.append(row('arc_actual', 1, arc_blocks, 0, reads, actual, 0))
     if l2:
         for f, h in l2:
-            out.append(row('l2', f, int(slots * f), int(1024 * f), l2_reads, l2_arc_hits,
+            out.append(row('l2', f, int(slots * f), int(2048 * f), l2_reads, l2_arc_hits,
                            h))
         out.append(row('l2_actual', 1, slots, 0, l2_reads, *l2_actual))
     return '\n'.join(out) + '\n'
@@ -619,7 +620,7 @@ class TestPrometheus(Base):
 # ---------------------------------------------------------------- what-if
 EXPECT_CACHE0 = """\
 cache0 (dm-3): what-if of 4.0K blocks, memory 3.1M
-sample: 3.125% of the blocks (ARC), 0.3906% (L2); 7 sampled reads dropped
+sample: 6.25% of the blocks (ARC), 0.7813% (L2); 7 sampled reads dropped
 level         size  factor    hit%       reads
 arc            16M   0.125    30.0       10000
 arc            32M   0.250    35.0       10000
@@ -690,7 +691,7 @@ cache0 (dm-3): L2 ladder, predicted hit% by L2 size, ARC at arc_max
 
 EXPECT_FLAT = """\
 flat (dm-4): what-if of 4.0K blocks, memory 3.1M
-sample: 3.125% of the blocks (ARC); 7 sampled reads dropped
+sample: 6.25% of the blocks (ARC); 7 sampled reads dropped
 level         size  factor    hit%       reads
 arc            16M   0.125    20.0       10000
 arc            32M   0.250    20.0       10000
@@ -737,8 +738,8 @@ class TestWhatifParse(WhatifBase):
     def test_module_format(self):
         w = self.tool.parse_whatif(whatif_file())
         self.assertTrue(w.on)
-        self.assertEqual(w.head, {'whatif': 1, 'block_bytes': 4096, 'sample_arc': 0.03125,
-                                  'sample_l2': 0.003906, 'memory_bytes': 3211264,
+        self.assertEqual(w.head, {'whatif': 1, 'block_bytes': 4096, 'sample_arc': 0.0625,
+                                  'sample_l2': 0.007813, 'memory_bytes': 3211264,
                                   'dropped': 7})
         self.assertEqual([r['factor'] for r in w.ladder('arc')], [f for f, _ in ARC_HITS])
         self.assertEqual([r['factor'] for r in w.ladder('l2')], [f for f, _ in L2_HITS])
@@ -755,6 +756,7 @@ class TestWhatifParse(WhatifBase):
         self.assertEqual((w.head, w.rows), ({'whatif': 0}, []))
 
     def bad(self, text, msg):
+        self.assertNotEqual(text, whatif_file(), 'the edit changed nothing')
         with self.assertRaises(self.tool.Error) as cm:
             self.tool.parse_whatif(text, 'F')
         self.assertIn(msg, str(cm.exception))
@@ -780,18 +782,18 @@ class TestWhatifParse(WhatifBase):
                  'F: malformed: dropped is not a whole number')
         self.bad(good.replace('dropped         7', 'sample_arc      0.5'),
                  'F:6: duplicate line sample_arc')
-        self.bad(good.replace('0.031250', '1.500000'), 'F: malformed: sample_arc is over 1')
+        self.bad(good.replace('0.062500', '1.500000'), 'F: malformed: sample_arc is over 1')
         self.bad('\n'.join(lines[:6]) + '\n', 'F: malformed: no table')
         self.bad(good.replace('  hit_pct', '  hit%'), 'F:7: malformed table header')
-        self.bad(good.replace('arc_actual  1.000', 'arc_actua   1.000'), 'F:15: malformed row')
-        self.bad(good.replace('  30.0000', '  30.0000 x'), 'F:8: malformed row')
-        self.bad(good.replace('arc         0.125', 'arc         0.12x'), 'F:8: malformed row')
-        self.bad(good.replace('arc         0.125', 'arc         1'), 'F:8: malformed row')
-        self.bad(good.replace('  3000          0  30.0000', '  3000         -1  30.0000'),
+        self.bad(good.replace('arc_actual 1.000', 'arc_actua  1.000'), 'F:15: malformed row')
+        self.bad(good.replace(' 30.0000', ' 30.0000 x'), 'F:8: malformed row')
+        self.bad(good.replace('arc        0.125', 'arc        0.12x'), 'F:8: malformed row')
+        self.bad(good.replace('arc        0.125', 'arc        1'), 'F:8: malformed row')
+        self.bad(good.replace('  3000          0 30.0000', '  3000         -1 30.0000'),
                  'F:8: malformed row')
-        self.bad(good.replace('  3000          0  30.0000', ' 13000          0  30.0000'),
+        self.bad(good.replace('  3000          0 30.0000', ' 13000          0 30.0000'),
                  'F:8: more hits than reads')
-        self.bad(good.replace('arc         0.250', 'arc         0.125'),
+        self.bad(good.replace('arc        0.250', 'arc        0.125'),
                  'F: duplicate row arc 0.125')
         self.bad('\n'.join(x for x in lines if not x.startswith('arc_actual')),
                  'F: malformed: want arc rows and one arc_actual row')
@@ -800,9 +802,9 @@ class TestWhatifParse(WhatifBase):
         self.bad('\n'.join(x for x in lines if not x.startswith('l2_actual')),
                  'F: malformed: want one l2_actual row with the l2 rows, none without')
         self.bad(whatif_file(l2=None) + lines[-2] + '\n', 'want one l2_actual row')
-        self.bad(good.replace('arc         0.125', 'arc         0.000'),
+        self.bad(good.replace('arc        0.125', 'arc        0.000'),
                  'F: malformed: a factor of 0 outside the l2 rows')
-        self.bad(good.replace('arc_actual  1.000', 'arc_actual  0.000'),
+        self.bad(good.replace('arc_actual 1.000', 'arc_actual 0.000'),
                  'F: malformed: a factor of 0 outside the l2 rows')
         self.bad(whatif_file(l2=[(0, 0)]), 'F: malformed: no l2 row with a factor above 0')
 
@@ -900,11 +902,11 @@ class TestWhatif(WhatifBase):
                                    'rows'])
         self.assertEqual((o['whatif'], o['block_bytes'], o['sample_arc'], o['sample_l2'],
                           o['memory_bytes'], o['dropped']),
-                         (1, 4096, 0.03125, 0.003906, 3211264, 7))
+                         (1, 4096, 0.0625, 0.007813, 3211264, 7))
         self.assertEqual(len(o['rows']), 17)
         self.assertEqual(o['rows'][0], {
             'level': 'arc', 'factor': 0.125, 'blocks': 4096, 'bytes': 16 << 20,
-            'sample': 128, 'reads': 10000, 'hits': 3000, 'l2_hits': 0, 'hit_pct': 30.0})
+            'sample': 256, 'reads': 10000, 'hits': 3000, 'l2_hits': 0, 'hit_pct': 30.0})
         self.assertEqual(o['rows'][-1], {
             'level': 'l2_actual', 'factor': 1.0, 'blocks': 262144, 'bytes': 1 << 30,
             'sample': 0, 'reads': 1250, 'hits': 590, 'l2_hits': 380, 'hit_pct': 77.6})
@@ -935,9 +937,9 @@ class TestWhatif(WhatifBase):
             (('device', 'cache0'),): 1.0, (('device', weird),): 1.0,
             (('device', 'off0'),): 0.0})
         self.assertEqual(fams[m + 'sample_ratio']['samples'], {
-            (('device', 'cache0'), ('level', 'arc')): 0.03125,
-            (('device', 'cache0'), ('level', 'l2')): 0.003906,
-            (('device', weird), ('level', 'arc')): 0.03125})
+            (('device', 'cache0'), ('level', 'arc')): 0.0625,
+            (('device', 'cache0'), ('level', 'l2')): 0.007813,
+            (('device', weird), ('level', 'arc')): 0.0625})
         self.assertEqual(fams[m + 'memory_bytes']['samples'][(('device', 'cache0'),)],
                          3211264.0)
         self.assertEqual(fams[m + 'dropped']['samples'][(('device', weird),)], 7.0)
