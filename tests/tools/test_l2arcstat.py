@@ -166,7 +166,8 @@ L2_HITS = [(0, 0), (0.125, 100), (0.25, 200), (0.5, 300), (1, 400), (2, 500), (4
            (8, 560)]
 
 
-def whatif_file(arc=ARC_HITS, actual=4800, reads=10000, l2=L2_HITS, l2_actual=(590, 380),
+def whatif_file(arc=ARC_HITS, actual=4800, actual_l2=0, reads=10000, l2=L2_HITS,
+                l2_actual=(590, 380),
                 l2_reads=1250, l2_arc_hits=600, arc_blocks=32768, slots=262144,
                 block=4096):
     """A whatif file as l2arc_whatif_show() prints it (4 KiB blocks, 2048
@@ -184,7 +185,7 @@ def whatif_file(arc=ARC_HITS, actual=4800, reads=10000, l2=L2_HITS, l2_actual=(5
                                  100.0 * (h + l2h) / r if r else 0)
     for f, h in arc:
         out.append(row('arc', f, int(arc_blocks * f), int(2048 * f), reads, h, 0))
-    out.append(row('arc_actual', 1, arc_blocks, 0, reads, actual, 0))
+    out.append(row('arc_actual', 1, arc_blocks, 0, reads, actual, actual_l2))
     if l2:
         for f, h in l2:
             out.append(row('l2', f, int(slots * f), int(2048 * f), l2_reads, l2_arc_hits,
@@ -819,6 +820,18 @@ class TestWhatif(WhatifBase):
         self.assertEqual(self.ok('--whatif', '-d', 'dm-4'), EXPECT_FLAT)
         # every device: one after the other, a blank line between
         self.assertEqual(self.ok('--whatif', '5', '3'), EXPECT_CACHE0 + '\n' + EXPECT_FLAT)
+
+    def test_arc_point_counts_arc_hits(self):
+        # arc_actual's hit_pct counts the device's L2 hits too: the table
+        # shows it, the ARC plot places the actual point at its ARC hits
+        self.t.whatif(3, whatif_file(actual=4700, actual_l2=300))
+        out = self.ok('--whatif')
+        self.assertIn('\narc_actual    128M   1.000    50.0       10000\n', out)
+        self.assertIn('  * predicted   o actual (47.0% at 128M)   @ both in one cell\n', out)
+        grid = [x for x in out.split('ARC ladder')[1].split('L2 ladder')[0].splitlines()
+                if '|' in x]
+        self.assertEqual(sum(x.count('o') for x in grid), 1)      # not at 50, the 1x point
+        self.assertEqual(sum(x.count('@') for x in grid), 0)
 
     def test_no_reads_yet(self):
         self.t.whatif(3, whatif_file(reads=0, l2_reads=0, actual=0, l2_actual=(0, 0),
