@@ -621,7 +621,7 @@ class TestPrometheus(Base):
 # ---------------------------------------------------------------- what-if
 EXPECT_CACHE0 = """\
 cache0 (dm-3): what-if of 4.0K blocks, memory 3.1M
-sample: 6.25% of the blocks (ARC), 0.7813% (L2); 7 sampled reads dropped
+sample: 6.25% of the blocks (ARC), 0.7813% (L2); 7 sampled reads or writes dropped
 level         size  factor    hit%       reads
 arc            16M   0.125    30.0       10000
 arc            32M   0.250    35.0       10000
@@ -692,7 +692,7 @@ cache0 (dm-3): L2 ladder, predicted hit% by L2 size, ARC at arc_max
 
 EXPECT_FLAT = """\
 flat (dm-4): what-if of 4.0K blocks, memory 3.1M
-sample: 6.25% of the blocks (ARC); 7 sampled reads dropped
+sample: 6.25% of the blocks (ARC); 7 sampled reads or writes dropped
 level         size  factor    hit%       reads
 arc            16M   0.125    20.0       10000
 arc            32M   0.250    20.0       10000
