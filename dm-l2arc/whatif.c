@@ -204,7 +204,8 @@ static void whatif_replay_read(struct l2arc_whatif *wi, u64 oblock,
 	int r;
 
 	lockdep_assert_held(&wi->lock);
-	whatif_count(&wi->actual, res == WHATIF_HIT, res == WHATIF_L2_HIT);
+	/* the ARC ladder's actual point: ARC hits only, as its rows count */
+	whatif_count(&wi->actual, res == WHATIF_HIT, false);
 	if (l2) {
 		whatif_count(&wi->actual_l2, res == WHATIF_HIT,
 			     res == WHATIF_L2_HIT);

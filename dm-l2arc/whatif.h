@@ -139,7 +139,7 @@ struct whatif_l2 {
  * @block_bytes: the device's block size, bytes.
  * @dropped: sampled reads not simulated for lack of memory (a header), or
  *	lost with a full log.
- * @actual: the device's own results on the ARC sample.
+ * @actual: the device's own ARC results on the ARC sample (no L2 hits).
  * @actual_l2: the device's own results on the L2 sample.
  * @arc: the ARC ladder.
  * @l2: the L2 ladder (used when @l2_slots).
