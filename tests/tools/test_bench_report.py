@@ -52,6 +52,20 @@ class BenchReportTest(unittest.TestCase):
         t = self.r.md_table('8', ROWS).splitlines()
         self.assertEqual(t[2], '| l2arc | net | n/a | dm-linear | 5 IOPS | n/a |  |')
 
+    def test_whatif_on_off_rows(self):
+        # the rows bench-guest's pc_pair writes with a what-if-off twin
+        rows = [
+            '4\tl2arc all-ARC-hit 4K\t4 KiB random IOPS, what-if on vs off\t97012.4'
+            '\tiops\tl2arc all-ARC-hit 4K, whatif 0\t100000\t>= 0.97',
+            '4\tl2arc all-ARC-hit 4K\t1 MiB sequential, what-if on vs off\t1.9e+09'
+            '\tB/s\tl2arc all-ARC-hit 4K, whatif 0\t2e+09\t>= 0.97',
+        ]
+        t = self.r.md_table('4', rows).splitlines()
+        self.assertEqual(t[2], '| l2arc all-ARC-hit 4K | 4 KiB random IOPS, what-if on vs off | '
+                         '97012 IOPS | l2arc all-ARC-hit 4K, whatif 0 | 100000 IOPS | 0.97 | >= 0.97 |')
+        self.assertEqual(t[3], '| l2arc all-ARC-hit 4K | 1 MiB sequential, what-if on vs off | '
+                         '1900.0 MB/s | l2arc all-ARC-hit 4K, whatif 0 | 2000.0 MB/s | 0.95 | >= 0.97 |')
+
     def test_sed_prefix(self):
         self.assertEqual(self.r.prefix_lines('a\nb', '- '), '- a\n- b')
         self.assertEqual(self.r.prefix_lines('a\n', '- '), '- a\n')
