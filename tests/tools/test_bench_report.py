@@ -43,7 +43,7 @@ level      factor       blocks          bytes   sample      reads       hits    
 arc         0.125          128         524288      128       1000        300          0  30.0000
 arc         1.000         1024        4194304     1024       1000        500          0  50.0000
 arc         8.000         8192       33554432     8192       1000        900          0  90.0000
-arc_actual  1.000         1024        4194304        0       1000        480          0  48.0000
+arc_actual  1.000         1024        4194304        0       1000        480         30  51.0000
 l2          0.000            0              0        0        125         60          0  48.0000
 l2          1.000         8192       33554432     1024        125         60         40  80.0000
 l2_actual   1.000         8192       33554432        0        125         61         30  72.8000
@@ -111,12 +111,13 @@ class BenchReportTest(unittest.TestCase):
         self.assertEqual(len(rows), 7)
         self.assertEqual(rows[3], {'level': 'arc_actual', 'factor': '1.000',
                                    'blocks': '1024', 'bytes': '4194304', 'sample': '0',
-                                   'reads': '1000', 'hits': '480', 'l2_hits': '0',
-                                   'hit_pct': '48.0000'})
+                                   'reads': '1000', 'hits': '480', 'l2_hits': '30',
+                                   'hit_pct': '51.0000'})
         self.assertEqual(self.r.whatif_parse('whatif          0\n'), ({'whatif': '0'}, []))
 
     def test_whatif_points(self):
-        # l2 rows stand at arc_max (4 MiB) + their L2 size
+        # l2 rows stand at arc_max (4 MiB) + their L2 size; the ARC's
+        # actual point counts its own hits, not the device's L2 hits
         self.assertEqual(self.r.whatif_points(self.r.whatif_parse(WHATIF)[1]), {
             'arc': [(0.5, 30.0), (4.0, 50.0), (32.0, 90.0)],
             'arc_actual': [(4.0, 48.0)],
