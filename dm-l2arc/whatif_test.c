@@ -238,11 +238,12 @@ static u64 whatif_test_one_arc(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, arc_init(&arc, 2048, &whatif_test_ops, NULL), 0);
 	t0 = ktime_get_ns();
 	for (i = 0; i < 16000; i++) {
+		oblock_t b = to_oblock(whatif_test_skewed(&x));
+
 		if (!spare)
 			spare = arc_hdr_alloc(GFP_KERNEL);
 		spin_lock_bh(&arc.lock);
-		KUNIT_EXPECT_GE(test, arc_access(&arc, to_oblock(
-				whatif_test_skewed(&x)), 0, &spare, &hdr), 0);
+		KUNIT_EXPECT_GE(test, arc_access(&arc, b, 0, &spare, &hdr), 0);
 		spin_unlock_bh(&arc.lock);
 	}
 	t = ktime_get_ns() - t0;
