@@ -374,6 +374,9 @@ static void l2arc_run_done(struct l2arc_c *lc, struct l2arc_run *run)
 				arc_hdr_set_data(&lc->arc, hdr, f->buf);
 			} else {
 				arc_invalidate(&lc->arc, hdr);
+				l2arc_whatif_invalidate(lc->whatif,
+							from_oblock(hdr->oblock),
+							1);
 			}
 		} else if (f->detached) {
 			lc->stats[L2ARC_STAT_FILL_DISCARDED]++;

@@ -46,10 +46,10 @@
  * The I/O path only logs: one multiply decides whether a block is in the
  * sample (l2arc_whatif_sampled()), and a sampled read or a write appends
  * one event to the device's log under a spinlock of its own.  A work item
- * on the unbound workqueue, queued when the log is a quarter full, and
+ * on the unbound workqueue, queued when the log is 1/8 full, and
  * every reader of the file, replay the log in order into the miniatures
  * (seven directory accesses a sampled read), off the I/O path and its
- * locks.  A full log (4,096 events) counts what it loses in "dropped".
+ * locks.  A full log (16,384 events) counts what it loses in "dropped".
  */
 
 #include <linux/math64.h>
@@ -65,10 +65,18 @@ static const unsigned int whatif_eighths[WHATIF_NR_ARC] = {
 	1, 2, 4, 8, 16, 32, 64
 };
 
-/* Ranges longer than this are dropped by walking the miniatures. */
+/*
+ * A write's range is dropped by walking the miniatures (at most 65,024
+ * headers and 16,256 slots) when it is longer than this, or holds more
+ * sampled blocks than %WHATIF_SAMPLE_BLOCKS: a lookup per sampled block
+ * costs seven.
+ */
 #define WHATIF_WALK_MIN		(64 * WHATIF_SAMPLE_BLOCKS)
 
-/* The miniature ARCs' locks nest inside the device's arc.lock. */
+/* Writes this short are logged only if they hold a sampled block. */
+#define WHATIF_WRITE_SCAN	64
+
+/* The miniature ARCs' locks: a lockdep class of their own. */
 static struct lock_class_key whatif_arc_lock_key;
 
 /* What the 1x miniature hangs on its resident headers: it is never read. */
@@ -178,7 +186,7 @@ static int whatif_arc_read(struct l2arc_whatif *wi, struct whatif_arc *a,
 
 	lockdep_assert_held(&wi->lock);
 	if (!a->spare)
-		a->spare = arc_hdr_alloc(GFP_KERNEL | __GFP_NOWARN);
+		a->spare = arc_hdr_alloc(GFP_NOIO | __GFP_NOWARN);
 	spin_lock_bh(&a->arc.lock);
 	r = arc_access(&a->arc, to_oblock(oblock), 0, &a->spare, &hdr);
 	if (r >= 0) {
@@ -199,7 +207,7 @@ static void whatif_replay_read(struct l2arc_whatif *wi, u64 oblock,
 	bool l2 = whatif_hash(oblock) < wi->t_l2;
 	struct whatif_arc *one = &wi->arc[WHATIF_ARC_1X];
 	struct arc_hdr *hdr;
-	bool resident;
+	bool resident, lost = false;
 	unsigned int i;
 	int r;
 
@@ -220,11 +228,12 @@ static void whatif_replay_read(struct l2arc_whatif *wi, u64 oblock,
 	for (i = 0; i < WHATIF_NR_ARC; i++) {
 		r = whatif_arc_read(wi, &wi->arc[i], oblock, l2);
 		if (r < 0) {
-			wi->dropped++;
+			lost = true;
 			continue;
 		}
 		whatif_count(&wi->arc[i].n, r, false);
 	}
+	wi->dropped += lost;
 }
 
 /* Drop @oblock from every miniature; wi->lock held. */
@@ -293,7 +302,8 @@ static void whatif_replay_write(struct l2arc_whatif *wi, u64 first, u64 nr)
 	u64 b;
 
 	lockdep_assert_held(&wi->lock);
-	if (nr > WHATIF_WALK_MIN) {
+	if (nr > WHATIF_WALK_MIN ||
+	    (nr * wi->t_arc) >> WHATIF_HASH_BITS > WHATIF_SAMPLE_BLOCKS) {
 		whatif_drop_walk(wi, first, nr);
 		return;
 	}
@@ -306,7 +316,7 @@ static void whatif_replay_write(struct l2arc_whatif *wi, u64 first, u64 nr)
 }
 
 /* Append one event to the log, or count it lost; any context but hardirq. */
-static void whatif_log(struct l2arc_whatif *wi, u64 oblock, u64 nr, u8 res)
+static void whatif_log(struct l2arc_whatif *wi, u64 oblock, u64 nr)
 {
 	unsigned long flags;
 	bool kick = false;
@@ -315,8 +325,7 @@ static void whatif_log(struct l2arc_whatif *wi, u64 oblock, u64 nr, u8 res)
 	if (wi->nlog < WHATIF_LOG_EVENTS) {
 		wi->log[wi->nlog].oblock = oblock;
 		wi->log[wi->nlog].nr = nr;
-		wi->log[wi->nlog].res = res;
-		kick = ++wi->nlog == WHATIF_LOG_EVENTS / 4;
+		kick = ++wi->nlog == WHATIF_LOG_EVENTS / 8;
 	} else {
 		wi->log_dropped++;
 	}
@@ -343,7 +352,7 @@ static void whatif_log(struct l2arc_whatif *wi, u64 oblock, u64 nr, u8 res)
 void l2arc_whatif_read(struct l2arc_whatif *wi, u64 oblock,
 		       enum whatif_result res)
 {
-	whatif_log(wi, oblock, 0, res);
+	whatif_log(wi, oblock, WHATIF_EV_READ | res);
 }
 
 /**
@@ -354,17 +363,29 @@ void l2arc_whatif_read(struct l2arc_whatif *wi, u64 oblock,
  * @first: first origin block
  * @nr: number of blocks, >= 1
  *
- * The replay looks a range of up to 64 * %WHATIF_SAMPLE_BLOCKS blocks up
- * block by block (one hash each), and walks the miniatures' resident
- * lists and rings for a longer one.
+ * A range of up to %WHATIF_WRITE_SCAN blocks without a sampled block is
+ * not logged.  The replay looks a range of up to 64 *
+ * %WHATIF_SAMPLE_BLOCKS blocks, holding up to %WHATIF_SAMPLE_BLOCKS
+ * sampled ones, up block by block (one hash each), and walks the
+ * miniatures' resident lists and rings for a longer one.
  *
  * Context: any context but hardirq; takes @wi->log_lock (the device's
  * arc.lock may be held).  Does not sleep.
  */
 void l2arc_whatif_invalidate(struct l2arc_whatif *wi, u64 first, u64 nr)
 {
-	if (wi && nr)
-		whatif_log(wi, first, nr, 0);
+	u64 b;
+
+	if (!wi || !nr)
+		return;
+	if (nr <= WHATIF_WRITE_SCAN) {
+		for (b = first; b - first < nr; b++)
+			if (l2arc_whatif_sampled(wi, b))
+				break;
+		if (b - first == nr)
+			return;		/* nothing of the sample */
+	}
+	whatif_log(wi, first, nr);
 }
 
 /* Replay the events of @wi->batch, @n of them; wi->lock held. */
@@ -376,10 +397,11 @@ static void whatif_replay(struct l2arc_whatif *wi, u32 n)
 	lockdep_assert_held(&wi->lock);
 	for (i = 0; i < n; i++) {
 		e = &wi->batch[i];
-		if (e->nr)
-			whatif_replay_write(wi, e->oblock, e->nr);
+		if (e->nr & WHATIF_EV_READ)
+			whatif_replay_read(wi, e->oblock,
+					   e->nr & ~WHATIF_EV_READ);
 		else
-			whatif_replay_read(wi, e->oblock, e->res);
+			whatif_replay_write(wi, e->oblock, e->nr);
 		if (!(i & 63))
 			cond_resched();
 	}
@@ -389,7 +411,7 @@ static void whatif_replay(struct l2arc_whatif *wi, u32 n)
  * l2arc_whatif_sync() - replay every logged event into the miniatures
  * @wi: the simulations
  *
- * Run by the work item the log queues when it is a quarter full, and
+ * Run by the work item the log queues when it is 1/8 full, and
  * before the counters are read or reset.
  *
  * Context: process context, may sleep; takes @wi->lock.

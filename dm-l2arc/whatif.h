@@ -49,19 +49,21 @@ enum whatif_result {
 	WHATIF_MISS,
 };
 
-/* Events the log holds; the work item is queued when it is a quarter full. */
-#define WHATIF_LOG_EVENTS	4096
+/* Events the log holds; the work item is queued when it is 1/8 full. */
+#define WHATIF_LOG_EVENTS	16384
+
+/* whatif_event.nr of a read: this bit and the &enum whatif_result. */
+#define WHATIF_EV_READ		BIT_ULL(63)
 
 /**
  * struct whatif_event - one entry of the log, in the device's order.
  * @oblock: the block read, or the first block written.
- * @nr: blocks written (an invalidation), or 0 for a read.
- * @res: for a read, an &enum whatif_result.
+ * @nr: blocks written (an invalidation, < %WHATIF_EV_READ), or
+ *	%WHATIF_EV_READ | the &enum whatif_result of a read.
  */
 struct whatif_event {
 	u64 oblock;
 	u64 nr;
-	u8 res;
 };
 
 /**
