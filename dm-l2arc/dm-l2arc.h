@@ -35,6 +35,8 @@
 #include "l2index.h"
 #include "zfetch.h"
 
+struct l2arc_whatif;
+
 /* Each file that logs names itself before it includes this header. */
 #ifndef DM_MSG_PREFIX
 #define DM_MSG_PREFIX "l2arc"
@@ -94,6 +96,8 @@
  * @L2ARC_P_SLOW_BYPASS_PCT: l2arc_slow_bypass_pct, % of the origin's read
  *                           latency above which the cache device's sends
  *                           L2 hits to the origin (0: never)
+ * @L2ARC_P_WHATIF: l2arc_whatif, 0/1: new devices get the what-if
+ *                  simulations (the table feature whatif overrides it)
  * @L2ARC_P_NR: number of parameters
  */
 enum l2arc_param_id {
@@ -116,6 +120,7 @@ enum l2arc_param_id {
 	L2ARC_P_REBUILD_ENABLED,
 	L2ARC_P_REBUILD_MIN_L2SIZE,
 	L2ARC_P_SLOW_BYPASS_PCT,
+	L2ARC_P_WHATIF,
 	L2ARC_P_NR,
 };
 
@@ -147,6 +152,8 @@ struct l2arc_tunables {
  * @rebuild: rebuild the L2ARC from the cache device at load (valid if
  *           @rebuild_set)
  * @rebuild_set: the table gave l2arc_rebuild
+ * @whatif: run the what-if simulations (valid if @whatif_set)
+ * @whatif_set: the table gave whatif
  * @tun: per-device tunables the table gave (l2arc_write_max, ...)
  * @features: "<#features> <feature>..." verbatim for status TABLE, or NULL
  *            when the line had no feature words; kmalloc'ed
@@ -161,6 +168,8 @@ struct l2arc_table {
 	bool prefetch_disable_set;
 	bool rebuild;
 	bool rebuild_set;
+	bool whatif;
+	bool whatif_set;
 	struct l2arc_tunables tun;
 	char *features;
 };
@@ -504,6 +513,7 @@ struct l2arc_c {
 	struct l2arc_kstat kstat;
 	struct l2arc_feed feed;
 	struct l2arc_persist persist;
+	struct l2arc_whatif *whatif;
 };
 
 #include "lock.h"

@@ -63,6 +63,7 @@
 #include <linux/slab.h>
 
 #include "dm-l2arc.h"
+#include "whatif.h"
 
 /* After a shrink, c does not grow for this long (as ZFS's arc_grow_retry). */
 #define L2ARC_GROW_RETRY	(5 * HZ)
@@ -951,6 +952,10 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 			l2arc_map_hit(&m, w, hdr, r, was_prefetch);
 		else
 			l2arc_map_miss(&m, w, hdr, &x, r);
+		if (!m.prefetch && l2arc_whatif_sampled(lc->whatif, b))
+			l2arc_whatif_read(lc->whatif, b, resident ? WHATIF_HIT :
+					  x.from_l2 ? WHATIF_L2_HIT :
+					  WHATIF_MISS);
 	}
 	l2arc_note_hash_max(lc);
 	return b;

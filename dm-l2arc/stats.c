@@ -34,6 +34,7 @@
 #include <linux/timekeeping.h>
 
 #include "dm-l2arc.h"
+#include "whatif.h"
 
 /* sizeof(kstat_named_t) in ZFS: arcstats' header counts data in these. */
 #define KSTAT_NAMED_SIZE	272
@@ -380,6 +381,15 @@ static void l2arc_sum_max(u64 *sum, const u64 *vals, enum l2arc_row r)
 	sum[r] = max(sum[r] - vals[r], vals[r]);
 }
 
+/* /proc/dm-l2arc/dm-N/whatif: the device's what-if simulations. */
+static int l2arc_dev_whatif_show(struct seq_file *m, void *v)
+{
+	struct l2arc_c *lc = m->private;
+
+	l2arc_whatif_show(m, lc->whatif);
+	return 0;
+}
+
 static int l2arc_sum_arcstats_show(struct seq_file *m, void *v)
 {
 	struct l2arc_c *lc;
@@ -430,8 +440,10 @@ void l2arc_stats_register(struct l2arc_c *lc)
 		goto out;
 	}
 	if (!proc_create_single_data("arcstats", 0444, dir,
-				     l2arc_dev_arcstats_show, lc)) {
-		DMERR("%s: cannot create arcstats", lc->name);
+				     l2arc_dev_arcstats_show, lc) ||
+	    !proc_create_single_data("whatif", 0444, dir,
+				     l2arc_dev_whatif_show, lc)) {
+		DMERR("%s: cannot create arcstats or whatif", lc->name);
 		proc_remove(dir);
 		goto out;
 	}

@@ -15,6 +15,8 @@
  *   prefetch_disable <0|1>     1: no sequential-stream detection/read-ahead
  *   l2arc_rebuild <0|1>        0: start with an empty L2ARC at load (the
  *                              module's l2arc_rebuild_enabled otherwise)
+ *   whatif <0|1>               0: no what-if simulations (the module's
+ *                              l2arc_whatif otherwise)
  *   l2arc_write_max <bytes>    and the other per-device tunables of
  *                              params.c: this device's own value, with the
  *                              module parameter's range
@@ -179,6 +181,10 @@ static int parse_feature(struct l2arc_table *t, const char *key,
 		return parse_bool_feature(val, &t->rebuild, &t->rebuild_set,
 					  "Duplicate feature l2arc_rebuild",
 					  "l2arc_rebuild must be 0 or 1", error);
+	if (!strcmp(key, "whatif"))
+		return parse_bool_feature(val, &t->whatif, &t->whatif_set,
+					  "Duplicate feature whatif",
+					  "whatif must be 0 or 1", error);
 	return parse_tunable(t, key, val, error);
 }
 

@@ -57,6 +57,7 @@
 #include <linux/wait.h>
 
 #include "dm-l2arc.h"
+#include "whatif.h"
 
 #define L2ARC_VERSION_MAJOR	0
 #define L2ARC_VERSION_MINOR	5
@@ -153,6 +154,7 @@ static void l2arc_dtr(struct dm_target *ti)
 	l2arc_iopath_exit(lc);
 	if (lc->arc_ready)
 		arc_exit(&lc->arc);
+	l2arc_whatif_destroy(lc->whatif);
 	l2arc_pool_exit(&lc->pool);
 	l2arc_feed_exit(lc);
 	if (lc->cache)
@@ -276,9 +278,20 @@ static int l2arc_ctr_io(struct l2arc_c *lc, struct dm_target *ti)
 		return r;
 	r = l2arc_shrinker_register(&lc->shrinker, l2arc_shrink_count,
 				    l2arc_shrink_scan, lc, lc->name);
-	if (r)
+	if (r) {
 		ti->error = "Cannot register shrinker";
-	return r;
+		return r;
+	}
+	if (lc->table.whatif_set ? lc->table.whatif :
+	    l2arc_param(L2ARC_P_WHATIF)) {
+		lc->whatif = l2arc_whatif_create(lc->c_max, lc->l2.nr_slots,
+						 l2arc_block_bytes(lc));
+		if (!lc->whatif) {
+			ti->error = "Cannot allocate the what-if simulations";
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -684,7 +697,9 @@ static int l2arc_verify(struct l2arc_c *lc, char *result, unsigned int maxlen)
  *                              compare with the counters (prints the
  *                              counts; fails with EIO on a disagreement)
  *   clear_stats                zero the counters (not the cache), and the
- *                              error count towards l2arc_max_errors
+ *                              error count towards l2arc_max_errors, and
+ *                              the what-if's counters
+ *   whatif_reset               zero the what-if's counters only
  *   l2arc_feed                 run one feed now; return when it is written
  *   <tunable> <value|default>  set or drop this device's own value
  */
@@ -701,6 +716,16 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 		lc->kstat.deleted_base = arc_evicted(&lc->arc);
 		lc->l2.errors = 0;	/* counts towards l2arc_max_errors anew */
 		l2arc_unlock(lc);
+		if (lc->whatif)
+			l2arc_whatif_reset(lc->whatif);
+		return 0;
+	}
+	if (argc == 1 && !strcmp(argv[0], "whatif_reset")) {
+		if (!lc->whatif) {
+			DMERR_LIMIT("%s: whatif_reset: whatif is off", lc->name);
+			return -EOPNOTSUPP;
+		}
+		l2arc_whatif_reset(lc->whatif);
 		return 0;
 	}
 	if (argc == 1 && !strcmp(argv[0], "verify"))

@@ -33,6 +33,7 @@
 #include <linux/interval_tree_generic.h>
 
 #include "dm-l2arc.h"
+#include "whatif.h"
 
 #define L2ARC_WR_START(w)	((w)->start)
 #define L2ARC_WR_LAST(w)	((w)->last)
@@ -156,6 +157,7 @@ static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 	unsigned int i, restarts;
 
 	l2arc_assert_locked(lc);
+	l2arc_whatif_invalidate(lc->whatif, first, nr);
 	if (nr <= arc_nr_hashed(arc)) {
 		for (b = first; b < first + nr; b++) {
 			hdr = arc_lookup(arc, to_oblock(b));
