@@ -482,6 +482,7 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
  * @l2: the cache device's slots and reads (l2.h)
  * @feed: the feed, the hand-off queue and the wear cap (feed.h)
  * @persist: the persistent L2ARC and the origin's claim (persist.h)
+ * @whatif: the what-if simulations (whatif.h), or NULL when off
  *
  * @dwpd_tokens and @dwpd_at are changed by feeds only (@feed.mutex); the
  * buckets and the @win_* fields under @arc.lock (changed by feeds only).

@@ -18,8 +18,11 @@
  * 8.  R is chosen so that the one at arc_max holds %WHATIF_SAMPLE_BLOCKS
  * blocks (R = 1, every block, for an arc_max of at most that many blocks:
  * the simulation is then exact).  So the memory is bounded whatever the
- * device's size: at most 2 * 1024 * (1/8 + ... + 8) = 32,512 headers of 48
- * bytes and their tables, about 2 MiB.
+ * device's size: at most 2 * 2048 * (1/8 + ... + 8) = 65,024 headers of 48
+ * bytes and their tables.  2,048 rather than 1,024: on the OLTP trace of
+ * the ARC paper, 1,024 sampled blocks at arc_max missed the exact hit
+ * ratio by up to 2.3 points, 2,048 by at most 0.5 (tests/vm/30-arc-traces.sh
+ * and Documentation/benchmarks.rst give the measured error).
  *
  * The L2 ladder is the two-level system at the ARC's arc_max: the
  * miniature ARC at 1x and, behind it, seven miniature cache devices of

@@ -26,7 +26,7 @@ struct seq_file;
 #define WHATIF_HASH_ONE		BIT(WHATIF_HASH_BITS)
 
 /* Sampled blocks the miniature at arc_max (or at the cache size) holds. */
-#define WHATIF_SAMPLE_BLOCKS	1024
+#define WHATIF_SAMPLE_BLOCKS	2048
 
 /* The ladders: sizes are arc_max (or the L2 slots) * factor / 8. */
 #define WHATIF_NR_ARC		7	/* 1/8, 1/4, 1/2, 1, 2, 4, 8 */

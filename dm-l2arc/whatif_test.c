@@ -97,35 +97,37 @@ static void whatif_test_loop_exact(struct kunit *test)
 }
 
 /*
- * arc_max of 32,768 blocks: a sample of 1/32 (threshold 2^19), so the
- * miniature at arc_max holds 1,024 blocks.  Blocks 0..16,383 hold 513
+ * arc_max of 65,536 blocks: a sample of 1/32 (threshold 2^19), so the
+ * miniature at arc_max holds 2,048 blocks.  Blocks 0..32,767 hold 1,025
  * sampled ones (hash_64(b, 24) < 2^19); a loop of them read twice hits
- * 513 times in the miniatures of 1,024 blocks and more, never below.
+ * 1,025 times in the miniatures of 2,048 blocks and more, never below.
  */
 static void whatif_test_loop_sampled(struct kunit *test)
 {
 	static const u64 sample[WHATIF_NR_ARC] = {
-		128, 256, 512, 1024, 2048, 4096, 8192
+		256, 512, 1024, 2048, 4096, 8192, 16384
 	};
-	static const u64 hits[WHATIF_NR_ARC] = { 0, 0, 0, 513, 513, 513, 513 };
-	struct l2arc_whatif *wi = l2arc_whatif_create(32768, 0, 4096);
+	static const u64 hits[WHATIF_NR_ARC] = {
+		0, 0, 0, 1025, 1025, 1025, 1025
+	};
+	struct l2arc_whatif *wi = l2arc_whatif_create(65536, 0, 4096);
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, wi);
 	KUNIT_EXPECT_EQ(test, wi->t_arc, 1 << 19);
-	KUNIT_EXPECT_EQ(test, whatif_test_sampled(wi, 16384), 513);
-	whatif_test_loop(wi, 16384, 2);
+	KUNIT_EXPECT_EQ(test, whatif_test_sampled(wi, 32768), 1025);
+	whatif_test_loop(wi, 32768, 2);
 	for (i = 0; i < WHATIF_NR_ARC; i++) {
 		KUNIT_EXPECT_EQ(test, arc_c(&wi->arc[i].arc), sample[i]);
 		KUNIT_EXPECT_EQ(test, wi->arc[i].blocks,
-				4096 * whatif_test_eighths[i]);
-		KUNIT_EXPECT_EQ(test, wi->arc[i].n.reads, 2 * 513);
+				8192 * whatif_test_eighths[i]);
+		KUNIT_EXPECT_EQ(test, wi->arc[i].n.reads, 2 * 1025);
 		KUNIT_EXPECT_EQ(test, wi->arc[i].n.hits, hits[i]);
 	}
-	/* a range longer than 64 * 1,024 blocks walks the miniatures */
+	/* a range longer than 64 * 2,048 blocks walks the miniatures */
 	l2arc_whatif_invalidate(wi, 0, 1 << 20);
 	l2arc_whatif_reset(wi);
-	whatif_test_loop(wi, 16384, 1);
+	whatif_test_loop(wi, 32768, 1);
 	KUNIT_EXPECT_EQ(test, wi->arc[6].n.hits, 0);
 	l2arc_whatif_destroy(wi);
 }
