@@ -77,41 +77,41 @@ wsnap() { snap "$(wfile "$1")"; }
 st() { arcstats_row "/proc/dm-l2arc/$(dm_kname "$1")/arcstats" "$2"; }
 
 # layout FILE ARC_BLOCKS SLOTS: the rows and their sizes (SLOTS 0: no
-# cache device); prints the sampling rates and the memory
+# cache device), in one awk (a process costs seconds on the debug
+# kernel); prints the sampling rates and the memory
 layout() {
-	local f=$1 ab=$2 slots=$3 fac rate lvl n b cap mem
-	assert_eq "$f whatif" 1 "$(wval "$f" whatif)"
-	assert_eq "$f block_bytes" 4096 "$(wval "$f" block_bytes)"
-	mem=$(wval "$f" memory_bytes)
-	((mem > 0 && mem <= 8 << 20)) || die "memory_bytes $mem not in 1 .. 8 MiB (arc_max $ab blocks, $slots slots)"
-	assert_eq "dropped" 0 "$(wval "$f" dropped)"
-	for lvl in arc l2; do
-		n=$ab
-		[[ $lvl == l2 ]] && n=$slots
-		((n)) || continue
-		rate=$(wval "$f" "sample_$lvl")
-		for fac in 0.000 0.125 0.250 0.500 1.000 2.000 4.000 8.000; do
-			[[ $lvl == arc && $fac == 0.000 ]] && continue
-			b=$(awk -v n="$n" -v f="$fac" 'BEGIN { printf "%d", n * f }')
-			assert_eq "$lvl x$fac blocks" "$b" "$(wrow "$f" $lvl $fac blocks)"
-			assert_eq "$lvl x$fac bytes" $((b * 4096)) "$(wrow "$f" $lvl $fac bytes)"
-			cap=$(wrow "$f" $lvl $fac sample)
-			awk -v c="$cap" -v b="$b" -v r="$rate" 'BEGIN { d = c - b * r; exit !(d <= 2 && d >= -2) }' ||
-				die "$lvl x$fac: miniature of $cap blocks, $b blocks x sample $rate"
-		done
-	done
-	assert_eq "arc rows" 7 "$(awk '$1 == "arc"' "$f" | wc -l)"
-	assert_eq "arc_actual rows" 1 "$(awk '$1 == "arc_actual"' "$f" | wc -l)"
-	if ((slots)); then
-		assert_eq "l2 rows" 8 "$(awk '$1 == "l2"' "$f" | wc -l)"
-		assert_eq "l2_actual rows" 1 "$(awk '$1 == "l2_actual"' "$f" | wc -l)"
-		awk -v a="$(wval "$f" sample_arc)" -v l="$(wval "$f" sample_l2)" 'BEGIN { exit !(l <= a) }' ||
-			die "sample_l2 above sample_arc"
-	else
-		assert_eq "l2 and l2_actual rows without a cache device" 0 "$(awk '$1 ~ /^l2/' "$f" | wc -l)"
-	fi
-	echo "  arc_max $ab blocks, $slots slots: sample_arc $(wval "$f" sample_arc)," \
-		"sample_l2 $(awk '$1 == "sample_l2" { print $2 }' "$f"), memory_bytes $mem"
+	awk -v ab="$2" -v slots="$3" '
+	function need(ok, what) { if (!ok) { print "FAIL: " FILENAME ": " what; bad = 1 } }
+	NF == 2 { v[$1] = $2; next }
+	$1 == "level" { next }
+	{
+		seen[$1] = seen[$1] " " $2
+		if ($1 != "arc" && $1 != "l2")
+			next
+		n = $1 == "arc" ? ab : slots
+		r = $1 == "arc" ? v["sample_arc"] : v["sample_l2"]
+		b = int(n * ($2 * 8) / 8)
+		need($3 == b, $1 " x" $2 ": blocks " $3 ", expected " b)
+		need($4 == b * 4096, $1 " x" $2 ": bytes " $4 " != blocks x 4096")
+		d = $5 - b * r
+		need(d <= 2 && d >= -2, $1 " x" $2 ": miniature of " $5 " blocks, " b " blocks x sample " r)
+	}
+	END {
+		need(v["whatif"] == "1", "whatif " v["whatif"])
+		need(v["block_bytes"] == 4096, "block_bytes " v["block_bytes"])
+		need(v["memory_bytes"] > 0 && v["memory_bytes"] <= 8 * 2 ^ 20, "memory_bytes " v["memory_bytes"] " not in 1 .. 8 MiB")
+		need(v["dropped"] == "0", "dropped " v["dropped"])
+		f7 = " 0.125 0.250 0.500 1.000 2.000 4.000 8.000"
+		need(seen["arc"] == f7, "arc rows:" seen["arc"])
+		need(seen["arc_actual"] == " 1.000", "arc_actual rows:" seen["arc_actual"])
+		need(seen["l2"] == (slots ? " 0.000" f7 : ""), "l2 rows:" seen["l2"])
+		need(seen["l2_actual"] == (slots ? " 1.000" : ""), "l2_actual rows:" seen["l2_actual"])
+		if (slots)
+			need(v["sample_l2"] <= v["sample_arc"], "sample_l2 above sample_arc")
+		printf "  arc_max %d blocks, %d slots: sample_arc %s, sample_l2 %s, memory_bytes %d\n",
+			ab, slots, v["sample_arc"], v["sample_l2"], v["memory_bytes"]
+		exit bad
+	}' "$1" || die "whatif file layout (arc_max $2 blocks, $3 slots)"
 }
 
 # expect_ctr_error MESSAGE TABLE: creating TABLE fails with MESSAGE
@@ -180,23 +180,27 @@ assert_eq "sample_arc at arc_max 64 blocks" 1.000000 "$(wval "$f" sample_arc)"
 # (the device's own ARC, 64 blocks, is below 100: arc_actual hits
 # HITS_BELOW, and arcstats hits stay 0 throughout)
 loop_check() {
-	local f fac b h r exp
+	local f lvl fac b r h l2h pct exp n=0
 	f=$(wsnap wi_x)
-	for fac in 0.125 0.250 0.500 1.000 2.000 4.000 8.000; do
-		b=$(wrow "$f" arc $fac blocks) h=$(wrow "$f" arc $fac hits) r=$(wrow "$f" arc $fac reads)
+	assert_eq "dropped" 0 "$(wval "$f" dropped)"
+	while read -r lvl fac b _ _ r h l2h pct; do
 		exp=$2
+		if [[ $lvl == arc_actual ]]; then
+			assert_eq "$1: arc_actual reads" "$4" "$r"
+			assert_eq "$1: arc_actual hits" "$2" "$h"
+			continue
+		fi
+		n=$((n + 1))
 		((b >= 100)) && exp=$3
-		echo "  $1: arc x$fac ($b blocks): $h hits / $r reads = $(wrow "$f" arc $fac hit_pct) % (expected $exp / $4)"
+		echo "  $1: arc x$fac ($b blocks): $h hits / $r reads = $pct % (expected $exp / $4)"
 		assert_eq "$1: arc x$fac hits" "$exp" "$h"
 		assert_eq "$1: arc x$fac reads" "$4" "$r"
-		assert_eq "$1: arc x$fac l2_hits" 0 "$(wrow "$f" arc $fac l2_hits)"
-		assert_eq "$1: arc x$fac hit_pct" "$(awk -v h="$exp" -v r="$4" 'BEGIN { printf "%.4f", r ? 100 * h / r : 0 }')" \
-			"$(wrow "$f" arc $fac hit_pct)"
-	done
-	assert_eq "$1: arc_actual reads" "$4" "$(wrow "$f" arc_actual 1.000 reads)"
-	assert_eq "$1: arc_actual hits" "$2" "$(wrow "$f" arc_actual 1.000 hits)"
+		assert_eq "$1: arc x$fac l2_hits" 0 "$l2h"
+		# 100 * h / r with 4 decimals: whole and half percents here
+		assert_eq "$1: arc x$fac hit_pct" "$((r ? 100 * exp / r : 0)).$(printf %04d $((r ? 10000 * (100 * exp % r) / r : 0)))" "$pct"
+	done < <(awk '$1 == "arc" || $1 == "arc_actual"' "$f")
+	assert_eq "$1: arc rows" 7 "$n"
 	assert_eq "$1: arcstats hits" 0 "$(st wi_x hits)"
-	assert_eq "dropped" 0 "$(wval "$f" dropped)"
 }
 python3 "$drive" loop /dev/mapper/wi_x 100 5
 expect_rows "$(proc_of wi_x)" hits=0 misses=500
