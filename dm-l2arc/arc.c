@@ -869,6 +869,12 @@ void arc_exit(struct arc *arc)
 	struct arc_hdr *hdr, *tmp;
 	int i;
 
+	/*
+	 * The table first: rhashtable_destroy() waits for a resize in
+	 * flight, which walks the headers' links, before any header is
+	 * freed.  Nothing below needs the table.
+	 */
+	rhashtable_destroy(&arc->table);
 	spin_lock_bh(&arc->lock);
 	for (i = 0; i < ARC_NR_LISTS; i++) {
 		list_for_each_entry_safe(hdr, tmp, &arc->lists[i], list) {
@@ -881,5 +887,4 @@ void arc_exit(struct arc *arc)
 		}
 	}
 	spin_unlock_bh(&arc->lock);
-	rhashtable_destroy(&arc->table);
 }

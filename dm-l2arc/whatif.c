@@ -43,9 +43,13 @@
  * sizes are fixed at the table load: a shrink of c under memory pressure
  * does not move the ladder.
  *
- * The per-block cost on the I/O path is one multiply for a block out of
- * the sample (l2arc_whatif_sampled()); a sampled block costs seven
- * accesses of the directory under this file's lock.
+ * The I/O path only logs: one multiply decides whether a block is in the
+ * sample (l2arc_whatif_sampled()), and a sampled read or a write appends
+ * one event to the device's log under a spinlock of its own.  A work item
+ * on the unbound workqueue, queued when the log is a quarter full, and
+ * every reader of the file, replay the log in order into the miniatures
+ * (seven directory accesses a sampled read), off the I/O path and its
+ * locks.  A full log (4,096 events) counts what it loses in "dropped".
  */
 
 #include <linux/math64.h>
@@ -168,43 +172,29 @@ static void whatif_l2_lookup(struct l2arc_whatif *wi, u64 oblock)
 static int whatif_arc_read(struct l2arc_whatif *wi, struct whatif_arc *a,
 			   u64 oblock, bool l2)
 {
-	bool feeds = l2 && a == &wi->arc[WHATIF_ARC_1X];
+	bool one = a == &wi->arc[WHATIF_ARC_1X];
 	struct arc_hdr *hdr;
 	int r;
 
 	lockdep_assert_held(&wi->lock);
-	spin_lock(&a->arc.lock);
-	hdr = arc_lookup(&a->arc, to_oblock(oblock));
-	if (!hdr && !a->spare)
-		a->spare = arc_hdr_alloc(GFP_NOWAIT | __GFP_NOWARN);
+	if (!a->spare)
+		a->spare = arc_hdr_alloc(GFP_KERNEL | __GFP_NOWARN);
+	spin_lock_bh(&a->arc.lock);
 	r = arc_access(&a->arc, to_oblock(oblock), 0, &a->spare, &hdr);
 	if (r >= 0) {
 		r = r == ARC_HIT_MRU || r == ARC_HIT_MFU;
-		if (!r && wi->t_l2 && a == &wi->arc[WHATIF_ARC_1X])
+		if (!r && one && wi->t_l2)
 			arc_hdr_set_data(&a->arc, hdr, &whatif_resident);
 	}
-	spin_unlock(&a->arc.lock);
-	if (r >= 0 && feeds)
+	spin_unlock_bh(&a->arc.lock);
+	if (r >= 0 && one && l2)
 		whatif_count(&a->n_l2, r, false);
 	return r;
 }
 
-/**
- * l2arc_whatif_read() - the device served a demand read of one sampled
- * block: count what it did and run the block through every miniature
- * @wi: the simulations
- * @oblock: origin block number; l2arc_whatif_sampled() was true for it
- * @res: what the device did: an ARC hit, an L2 hit or a miss
- *
- * Read-ahead must not be passed here (it is not simulated).  A miniature
- * that has no header for a new block (GFP_NOWAIT failed) counts the read
- * in @wi->dropped and leaves it out.
- *
- * Context: any context but hardirq; takes @wi->lock with BHs disabled;
- * the device's arc.lock may be held.
- */
-void l2arc_whatif_read(struct l2arc_whatif *wi, u64 oblock,
-		       enum whatif_result res)
+/* Replay one read of the log; wi->lock held. */
+static void whatif_replay_read(struct l2arc_whatif *wi, u64 oblock,
+			       enum whatif_result res)
 {
 	bool l2 = whatif_hash(oblock) < wi->t_l2;
 	struct whatif_arc *one = &wi->arc[WHATIF_ARC_1X];
@@ -213,16 +203,17 @@ void l2arc_whatif_read(struct l2arc_whatif *wi, u64 oblock,
 	unsigned int i;
 	int r;
 
-	spin_lock_bh(&wi->lock);
-	whatif_count(&wi->actual, res == WHATIF_HIT, res == WHATIF_L2_HIT);
+	lockdep_assert_held(&wi->lock);
+	/* the ARC ladder's actual point: ARC hits only, as its rows count */
+	whatif_count(&wi->actual, res == WHATIF_HIT, false);
 	if (l2) {
 		whatif_count(&wi->actual_l2, res == WHATIF_HIT,
 			     res == WHATIF_L2_HIT);
-		spin_lock(&one->arc.lock);
+		spin_lock_bh(&one->arc.lock);
 		hdr = arc_lookup(&one->arc, to_oblock(oblock));
 		resident = hdr && (hdr->state == ARC_MRU ||
 				   hdr->state == ARC_MFU);
-		spin_unlock(&one->arc.lock);
+		spin_unlock_bh(&one->arc.lock);
 		if (!resident)
 			whatif_l2_lookup(wi, oblock);
 	}
@@ -234,7 +225,6 @@ void l2arc_whatif_read(struct l2arc_whatif *wi, u64 oblock,
 		}
 		whatif_count(&wi->arc[i].n, r, false);
 	}
-	spin_unlock_bh(&wi->lock);
 }
 
 /* Drop @oblock from every miniature; wi->lock held. */
@@ -248,11 +238,11 @@ static void whatif_drop_block(struct l2arc_whatif *wi, u64 oblock)
 	for (i = 0; i < WHATIF_NR_ARC; i++) {
 		struct arc *arc = &wi->arc[i].arc;
 
-		spin_lock(&arc->lock);
+		spin_lock_bh(&arc->lock);
 		hdr = arc_lookup(arc, to_oblock(oblock));
 		if (hdr)
 			arc_invalidate(arc, hdr);
-		spin_unlock(&arc->lock);
+		spin_unlock_bh(&arc->lock);
 	}
 	if (whatif_hash(oblock) >= wi->t_l2)
 		return;
@@ -275,7 +265,7 @@ static void whatif_drop_walk(struct l2arc_whatif *wi, u64 first, u64 nr)
 	for (i = 0; i < WHATIF_NR_ARC; i++) {
 		struct arc *arc = &wi->arc[i].arc;
 
-		spin_lock(&arc->lock);
+		spin_lock_bh(&arc->lock);
 		for (j = 0; j < ARRAY_SIZE(lists); j++) {
 			list_for_each_entry_safe(hdr, next,
 						 &arc->lists[lists[j]], list) {
@@ -284,7 +274,7 @@ static void whatif_drop_walk(struct l2arc_whatif *wi, u64 first, u64 nr)
 					arc_invalidate(arc, hdr);
 			}
 		}
-		spin_unlock(&arc->lock);
+		spin_unlock_bh(&arc->lock);
 	}
 	for (i = 0; i < WHATIF_NR_L2; i++) {
 		struct whatif_l2 *l = &wi->l2[i];
@@ -297,50 +287,151 @@ static void whatif_drop_walk(struct l2arc_whatif *wi, u64 first, u64 nr)
 	}
 }
 
+/* Replay one write of the log; wi->lock held. */
+static void whatif_replay_write(struct l2arc_whatif *wi, u64 first, u64 nr)
+{
+	u64 b;
+
+	lockdep_assert_held(&wi->lock);
+	if (nr > WHATIF_WALK_MIN) {
+		whatif_drop_walk(wi, first, nr);
+		return;
+	}
+	for (b = first; b - first < nr; b++) {
+		if (l2arc_whatif_sampled(wi, b))
+			whatif_drop_block(wi, b);
+		if (!(b & 4095))
+			cond_resched();
+	}
+}
+
+/* Append one event to the log, or count it lost; any context but hardirq. */
+static void whatif_log(struct l2arc_whatif *wi, u64 oblock, u64 nr, u8 res)
+{
+	unsigned long flags;
+	bool kick = false;
+
+	spin_lock_irqsave(&wi->log_lock, flags);
+	if (wi->nlog < WHATIF_LOG_EVENTS) {
+		wi->log[wi->nlog].oblock = oblock;
+		wi->log[wi->nlog].nr = nr;
+		wi->log[wi->nlog].res = res;
+		kick = ++wi->nlog == WHATIF_LOG_EVENTS / 4;
+	} else {
+		wi->log_dropped++;
+	}
+	spin_unlock_irqrestore(&wi->log_lock, flags);
+	if (kick)
+		queue_work(system_unbound_wq, &wi->work);
+}
+
+/**
+ * l2arc_whatif_read() - the device served a demand read of one sampled
+ * block: log it for the miniatures, with what the device did
+ * @wi: the simulations
+ * @oblock: origin block number; l2arc_whatif_sampled() was true for it
+ * @res: what the device did: an ARC hit, an L2 hit or a miss
+ *
+ * Read-ahead must not be passed here (it is not simulated).  The event is
+ * replayed later, in order with the writes, by a work item
+ * (l2arc_whatif_sync()); with the log full it is counted in
+ * @wi->log_dropped instead.
+ *
+ * Context: any context but hardirq; takes @wi->log_lock (the device's
+ * arc.lock may be held).  Does not sleep.
+ */
+void l2arc_whatif_read(struct l2arc_whatif *wi, u64 oblock,
+		       enum whatif_result res)
+{
+	whatif_log(wi, oblock, 0, res);
+}
+
 /**
  * l2arc_whatif_invalidate() - a write, discard or write-zeroes makes the
- * copies of blocks [@first, @first + @nr) stale: drop them from every
- * miniature, as the device drops them from its ARC and cache device
+ * copies of blocks [@first, @first + @nr) stale: log that they must leave
+ * every miniature, as they leave the device's ARC and cache device
  * @wi: the simulations, or NULL (what-if off: nothing to do)
  * @first: first origin block
  * @nr: number of blocks, >= 1
  *
- * A range of up to 64 * %WHATIF_SAMPLE_BLOCKS blocks is looked up block by
- * block (one hash each); a longer one walks the miniatures' resident
- * lists and rings (at most a few tens of thousands of entries).
+ * The replay looks a range of up to 64 * %WHATIF_SAMPLE_BLOCKS blocks up
+ * block by block (one hash each), and walks the miniatures' resident
+ * lists and rings for a longer one.
  *
- * Context: any context but hardirq; takes @wi->lock with BHs disabled.
+ * Context: any context but hardirq; takes @wi->log_lock (the device's
+ * arc.lock may be held).  Does not sleep.
  */
 void l2arc_whatif_invalidate(struct l2arc_whatif *wi, u64 first, u64 nr)
 {
-	u64 b;
+	if (wi && nr)
+		whatif_log(wi, first, nr, 0);
+}
 
-	if (!wi)
-		return;
-	spin_lock_bh(&wi->lock);
-	if (nr > WHATIF_WALK_MIN) {
-		whatif_drop_walk(wi, first, nr);
-	} else {
-		for (b = first; b - first < nr; b++)
-			if (l2arc_whatif_sampled(wi, b))
-				whatif_drop_block(wi, b);
+/* Replay the events of @wi->batch, @n of them; wi->lock held. */
+static void whatif_replay(struct l2arc_whatif *wi, u32 n)
+{
+	const struct whatif_event *e;
+	u32 i;
+
+	lockdep_assert_held(&wi->lock);
+	for (i = 0; i < n; i++) {
+		e = &wi->batch[i];
+		if (e->nr)
+			whatif_replay_write(wi, e->oblock, e->nr);
+		else
+			whatif_replay_read(wi, e->oblock, e->res);
+		if (!(i & 63))
+			cond_resched();
 	}
-	spin_unlock_bh(&wi->lock);
+}
+
+/**
+ * l2arc_whatif_sync() - replay every logged event into the miniatures
+ * @wi: the simulations
+ *
+ * Run by the work item the log queues when it is a quarter full, and
+ * before the counters are read or reset.
+ *
+ * Context: process context, may sleep; takes @wi->lock.
+ */
+void l2arc_whatif_sync(struct l2arc_whatif *wi)
+{
+	u32 n;
+
+	mutex_lock(&wi->lock);
+	do {
+		spin_lock_irq(&wi->log_lock);
+		n = wi->nlog;
+		swap(wi->log, wi->batch);
+		wi->nlog = 0;
+		wi->dropped += wi->log_dropped;
+		wi->log_dropped = 0;
+		spin_unlock_irq(&wi->log_lock);
+		whatif_replay(wi, n);
+	} while (n);
+	mutex_unlock(&wi->lock);
+}
+
+static void whatif_work(struct work_struct *work)
+{
+	l2arc_whatif_sync(container_of(work, struct l2arc_whatif, work));
 }
 
 /**
  * l2arc_whatif_reset() - zero the counters (the whatif_reset message)
  * @wi: the simulations
  *
- * The miniatures keep their contents: the curves go on from a warm state.
+ * The events logged so far are replayed first; the miniatures keep their
+ * contents: the curves go on from a warm state.
  *
- * Context: any context but hardirq; takes @wi->lock with BHs disabled.
+ * Context: process context, may sleep; takes @wi->lock.
  */
 void l2arc_whatif_reset(struct l2arc_whatif *wi)
 {
 	unsigned int i;
 
-	spin_lock_bh(&wi->lock);
+	l2arc_whatif_sync(wi);
+	mutex_lock(&wi->lock);
 	wi->dropped = 0;
 	memset(&wi->actual, 0, sizeof(wi->actual));
 	memset(&wi->actual_l2, 0, sizeof(wi->actual_l2));
@@ -350,7 +441,7 @@ void l2arc_whatif_reset(struct l2arc_whatif *wi)
 	}
 	for (i = 0; i < WHATIF_NR_L2; i++)
 		wi->l2[i].l2_hits = 0;
-	spin_unlock_bh(&wi->lock);
+	mutex_unlock(&wi->lock);
 }
 
 /**
@@ -364,7 +455,7 @@ void l2arc_whatif_reset(struct l2arc_whatif *wi)
  */
 u64 l2arc_whatif_bytes(struct l2arc_whatif *wi)
 {
-	u64 bytes = sizeof(*wi);
+	u64 bytes = sizeof(*wi) + 2 * WHATIF_LOG_EVENTS * sizeof(*wi->log);
 	unsigned int i;
 
 	for (i = 0; i < WHATIF_NR_ARC; i++) {
@@ -426,7 +517,8 @@ static void whatif_snap(struct l2arc_whatif *wi, struct whatif_snap *s)
 {
 	unsigned int i;
 
-	spin_lock_bh(&wi->lock);
+	l2arc_whatif_sync(wi);
+	mutex_lock(&wi->lock);
 	s->dropped = wi->dropped;
 	s->actual = wi->actual;
 	s->actual_l2 = wi->actual_l2;
@@ -435,7 +527,7 @@ static void whatif_snap(struct l2arc_whatif *wi, struct whatif_snap *s)
 	s->arc_l2 = wi->arc[WHATIF_ARC_1X].n_l2;
 	for (i = 0; i < WHATIF_NR_L2; i++)
 		s->l2_hits[i] = wi->l2[i].l2_hits;
-	spin_unlock_bh(&wi->lock);
+	mutex_unlock(&wi->lock);
 }
 
 static void whatif_show_l2(struct seq_file *m, struct l2arc_whatif *wi,
@@ -464,7 +556,7 @@ static void whatif_show_l2(struct seq_file *m, struct l2arc_whatif *wi,
  * point, with hit_pct = 100 * (hits + l2_hits) / reads.  The sizes are
  * fixed at creation; the counters are one snapshot.
  *
- * Context: process context; takes @wi->lock with BHs disabled.
+ * Context: process context, may sleep; replays the log first.
  */
 void l2arc_whatif_show(struct seq_file *m, struct l2arc_whatif *wi)
 {
@@ -532,7 +624,14 @@ struct l2arc_whatif *l2arc_whatif_create(u64 c_max, u64 l2_slots,
 	wi = kzalloc(sizeof(*wi), GFP_KERNEL);
 	if (!wi)
 		return NULL;
-	spin_lock_init(&wi->lock);
+	spin_lock_init(&wi->log_lock);
+	mutex_init(&wi->lock);
+	INIT_WORK(&wi->work, whatif_work);
+	wi->log = kvcalloc(WHATIF_LOG_EVENTS, sizeof(*wi->log), GFP_KERNEL);
+	wi->batch = kvcalloc(WHATIF_LOG_EVENTS, sizeof(*wi->batch),
+			     GFP_KERNEL);
+	if (!wi->log || !wi->batch)
+		goto fail;
 	wi->c_max = max_t(u64, c_max, 1);
 	wi->l2_slots = l2_slots;
 	wi->block_bytes = block_bytes;
@@ -573,6 +672,7 @@ void l2arc_whatif_destroy(struct l2arc_whatif *wi)
 
 	if (!wi)
 		return;
+	cancel_work_sync(&wi->work);
 	for (i = 0; i < WHATIF_NR_ARC && wi->arc[i].blocks; i++) {
 		arc_exit(&wi->arc[i].arc);
 		arc_hdr_free(wi->arc[i].spare);
@@ -581,5 +681,7 @@ void l2arc_whatif_destroy(struct l2arc_whatif *wi)
 		kvfree(wi->l2[i].ring);
 		kvfree(wi->l2[i].hash);
 	}
+	kvfree(wi->log);
+	kvfree(wi->batch);
 	kfree(wi);
 }

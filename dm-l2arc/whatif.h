@@ -5,17 +5,21 @@
  * spatially hashed sample of its blocks (see the theory at the top of
  * whatif.c).
  *
- * Locking: struct l2arc_whatif owns one spinlock, @lock, that protects
- * everything in it; each miniature ARC's own lock (a lockdep class of its
- * own) nests inside it.  The device's arc.lock may be held by the caller
- * (it nests outside); nothing here takes any other lock of dm-l2arc.
+ * Locking: the I/O path only appends events to a log under @log_lock, a
+ * spinlock that nests inside the device's arc.lock.  A work item (or a
+ * reader of the file) replays the log into the miniatures under @lock, a
+ * mutex; each miniature ARC's own spinlock (a lockdep class of its own)
+ * nests inside @lock, one at a time.  Nothing here takes any other lock
+ * of dm-l2arc.
  */
 #ifndef DM_L2ARC_WHATIF_H
 #define DM_L2ARC_WHATIF_H
 
 #include <linux/hash.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "arc.h"
 
@@ -43,6 +47,21 @@ enum whatif_result {
 	WHATIF_HIT,
 	WHATIF_L2_HIT,
 	WHATIF_MISS,
+};
+
+/* Events the log holds; the work item is queued when it is a quarter full. */
+#define WHATIF_LOG_EVENTS	4096
+
+/**
+ * struct whatif_event - one entry of the log, in the device's order.
+ * @oblock: the block read, or the first block written.
+ * @nr: blocks written (an invalidation), or 0 for a read.
+ * @res: for a read, an &enum whatif_result.
+ */
+struct whatif_event {
+	u64 oblock;
+	u64 nr;
+	u8 res;
 };
 
 /**
@@ -106,20 +125,33 @@ struct whatif_l2 {
 
 /**
  * struct l2arc_whatif - the what-if simulations of one device.
- * @lock: protects everything below (see the file comment).
+ * @log_lock: protects @log, @nlog and @log_dropped.
+ * @log: the events not replayed yet, @nlog of them (WHATIF_LOG_EVENTS).
+ * @nlog: 0..%WHATIF_LOG_EVENTS.
+ * @log_dropped: sampled reads and writes lost because the log was full.
+ * @work: replays the log (l2arc_whatif_sync()).
+ * @lock: protects everything below and @batch (see the file comment).
+ * @batch: the events being replayed (WHATIF_LOG_EVENTS).
  * @t_arc: sampling threshold of the ARC ladder, 1..%WHATIF_HASH_ONE.
  * @t_l2: sampling threshold of the L2 ladder, 1..@t_arc (0: no L2).
  * @c_max: the device's arc_max, in blocks.
  * @l2_slots: the device's cache slots, in blocks (0: no cache device).
  * @block_bytes: the device's block size, bytes.
- * @dropped: sampled reads not simulated for lack of memory.
- * @actual: the device's own results on the ARC sample.
+ * @dropped: sampled reads not simulated for lack of memory (a header), or
+ *	lost with a full log.
+ * @actual: the device's own ARC results on the ARC sample (no L2 hits).
  * @actual_l2: the device's own results on the L2 sample.
  * @arc: the ARC ladder.
  * @l2: the L2 ladder (used when @l2_slots).
  */
 struct l2arc_whatif {
-	spinlock_t lock;	/* protects all below */
+	spinlock_t log_lock;	/* protects the log */
+	struct whatif_event *log;
+	u32 nlog;
+	u64 log_dropped;
+	struct work_struct work;
+	struct mutex lock;	/* protects all below */
+	struct whatif_event *batch;
 	u32 t_arc;
 	u32 t_l2;
 	u64 c_max;
@@ -165,6 +197,7 @@ void l2arc_whatif_destroy(struct l2arc_whatif *wi);
 void l2arc_whatif_read(struct l2arc_whatif *wi, u64 oblock,
 		       enum whatif_result res);
 void l2arc_whatif_invalidate(struct l2arc_whatif *wi, u64 first, u64 nr);
+void l2arc_whatif_sync(struct l2arc_whatif *wi);
 void l2arc_whatif_reset(struct l2arc_whatif *wi);
 u64 l2arc_whatif_bytes(struct l2arc_whatif *wi);
 void l2arc_whatif_show(struct seq_file *m, struct l2arc_whatif *wi);

@@ -7,6 +7,7 @@ import contextlib
 import importlib.machinery
 import importlib.util
 import os
+import shutil
 import tempfile
 import unittest
 
@@ -31,6 +32,42 @@ ROWS = [
     '8\tl2arc\tnet\tn/a\tiops\tdm-linear\t5\t',
 ]
 
+# a what-if table in /proc/dm-l2arc/<dm>/whatif's form, shortened ladders
+WHATIF = """whatif          1
+block_bytes     4096
+sample_arc      1.000000
+sample_l2       0.125000
+memory_bytes    3211264
+dropped         0
+level      factor       blocks          bytes   sample      reads       hits    l2_hits  hit_pct
+arc         0.125          128         524288      128       1000        300          0  30.0000
+arc         1.000         1024        4194304     1024       1000        500          0  50.0000
+arc         8.000         8192       33554432     8192       1000        900          0  90.0000
+arc_actual  1.000         1024        4194304        0       1000        480         30  51.0000
+l2          0.000            0              0        0        125         60          0  48.0000
+l2          1.000         8192       33554432     1024        125         60         40  80.0000
+l2_actual   1.000         8192       33554432        0        125         61         30  72.8000
+"""
+WHATIF_LINE = ('l2arc: sample_arc 1.000000, sample_l2 0.125000, memory 3.1 MiB, '
+               'dropped 0; 1000 sampled reads; ARC at arc_max: predicted 50.0 %, '
+               "actual 48.0 %; ARC + L2 at the cache device's size: predicted 80.0 %, "
+               'actual 72.8 %')
+
+
+def slurp(path):
+    with open(path, encoding='utf-8') as f:
+        return f.read()
+
+
+def raw_dir(d, files):
+    """D/raw/ with FILES ({name: text}); its path."""
+    raw = os.path.join(d, 'raw')
+    os.mkdir(raw)
+    for name, text in files.items():
+        with open(os.path.join(raw, name), 'w', encoding='utf-8') as f:
+            f.write(text)
+    return raw
+
 
 class BenchReportTest(unittest.TestCase):
     def setUp(self):
@@ -52,6 +89,72 @@ class BenchReportTest(unittest.TestCase):
         t = self.r.md_table('8', ROWS).splitlines()
         self.assertEqual(t[2], '| l2arc | net | n/a | dm-linear | 5 IOPS | n/a |  |')
 
+    def test_whatif_on_off_rows(self):
+        # the rows bench-guest's pc_pair writes with a what-if-off twin
+        rows = [
+            '4\tl2arc all-ARC-hit 4K\t4 KiB random IOPS, what-if on vs off\t97012.4'
+            '\tiops\tl2arc all-ARC-hit 4K, whatif 0\t100000\t>= 0.97',
+            '4\tl2arc all-ARC-hit 4K\t1 MiB sequential, what-if on vs off\t1.9e+09'
+            '\tB/s\tl2arc all-ARC-hit 4K, whatif 0\t2e+09\t>= 0.97',
+        ]
+        t = self.r.md_table('4', rows).splitlines()
+        self.assertEqual(t[2], '| l2arc all-ARC-hit 4K | 4 KiB random IOPS, what-if on vs off | '
+                         '97012 IOPS | l2arc all-ARC-hit 4K, whatif 0 | 100000 IOPS | 0.97 | >= 0.97 |')
+        self.assertEqual(t[3], '| l2arc all-ARC-hit 4K | 1 MiB sequential, what-if on vs off | '
+                         '1900.0 MB/s | l2arc all-ARC-hit 4K, whatif 0 | 2000.0 MB/s | 0.95 | >= 0.97 |')
+
+    def test_whatif_parse(self):
+        head, rows = self.r.whatif_parse(WHATIF)
+        self.assertEqual(head, {'whatif': '1', 'block_bytes': '4096',
+                                'sample_arc': '1.000000', 'sample_l2': '0.125000',
+                                'memory_bytes': '3211264', 'dropped': '0'})
+        self.assertEqual(len(rows), 7)
+        self.assertEqual(rows[3], {'level': 'arc_actual', 'factor': '1.000',
+                                   'blocks': '1024', 'bytes': '4194304', 'sample': '0',
+                                   'reads': '1000', 'hits': '480', 'l2_hits': '30',
+                                   'hit_pct': '51.0000'})
+        self.assertEqual(self.r.whatif_parse('whatif          0\n'), ({'whatif': '0'}, []))
+
+    def test_whatif_points(self):
+        # l2 rows stand at arc_max (4 MiB) + their L2 size; the ARC's
+        # actual point counts its own hits, not the device's L2 hits
+        self.assertEqual(self.r.whatif_points(self.r.whatif_parse(WHATIF)[1]), {
+            'arc': [(0.5, 30.0), (4.0, 50.0), (32.0, 90.0)],
+            'arc_actual': [(4.0, 48.0)],
+            'l2': [(4.0, 48.0), (36.0, 80.0)],
+            'l2_actual': [(36.0, 72.8)]})
+
+    def test_whatif_line(self):
+        self.assertEqual(self.r.whatif_line('l2arc', WHATIF), WHATIF_LINE)
+        # without a cache device: no l2 rows, no L2 part
+        no_l2 = '\n'.join(ln for ln in WHATIF.split('\n') if not ln.startswith('l2'))
+        self.assertEqual(self.r.whatif_line('l2arc', no_l2),
+                         WHATIF_LINE.split('; ARC + L2')[0])
+        self.assertEqual(self.r.whatif_line('l2arc-tiny', 'whatif          0\n'),
+                         'l2arc-tiny: what-if off (raw/whatif_l2arc-tiny.txt: whatif 0)')
+
+    def test_report_whatif(self):
+        with tempfile.TemporaryDirectory() as d:
+            raw = raw_dir(d, {
+                'env.txt': 'date=2026-12-03 18:00 UTC\nquick=1\nworkloads=2\n',
+                'rows.tsv': ROWS[2] + '\n', 'whatif_l2arc.txt': WHATIF})
+            self.assertEqual(self.r.report(d), 0)
+            self.assertEqual(slurp(os.path.join(raw, 'whatif_l2arc_l2.tsv')),
+                             '4\t48.0000\n36\t80.0000\n')
+            self.assertEqual(slurp(os.path.join(raw, 'whatif_l2arc_arc_actual.tsv')),
+                             '4\t48.0000\n')
+            md = slurp(os.path.join(d, 'report.md'))
+            self.assertIn('\n- ' + WHATIF_LINE + '\n\n## 3.', md)
+            png = os.path.isfile(os.path.join(d, 'whatif_l2arc.png'))
+            self.assertEqual('![what-if l2arc](whatif_l2arc.png)' in md, png)
+            if shutil.which('gnuplot'):
+                self.assertTrue(png)
+
+    def test_report_without_whatif(self):
+        with tempfile.TemporaryDirectory() as d:
+            raw_dir(d, {})
+            self.assertEqual(self.r.whatif_section(d), '')
+
     def test_sed_prefix(self):
         self.assertEqual(self.r.prefix_lines('a\nb', '- '), '- a\n- b')
         self.assertEqual(self.r.prefix_lines('a\n', '- '), '- a\n')
@@ -66,15 +169,10 @@ class BenchReportTest(unittest.TestCase):
 
     def test_report_sections(self):
         with tempfile.TemporaryDirectory() as d:
-            raw = os.path.join(d, 'raw')
-            os.mkdir(raw)
-            with open(os.path.join(raw, 'env.txt'), 'w', encoding='utf-8') as f:
-                f.write('date=2026-12-03 11:47 UTC\nquick=1\nworkloads=1,2\n')
-            with open(os.path.join(raw, 'rows.tsv'), 'w', encoding='utf-8') as f:
-                f.write('\n'.join(ROWS[:2]) + '\n')
+            raw_dir(d, {'env.txt': 'date=2026-12-03 11:47 UTC\nquick=1\nworkloads=1,2\n',
+                        'rows.tsv': '\n'.join(ROWS[:2]) + '\n'})
             self.assertEqual(self.r.report(d), 0)
-            with open(os.path.join(d, 'report.md'), encoding='utf-8') as f:
-                md = f.read()
+            md = slurp(os.path.join(d, 'report.md'))
             self.assertIn('Mode: **QUICK (small scale), workloads 1,2 only (-w)**', md)
             self.assertIn('| l2arc | pass 1 throughput | 150.0 MB/s |', md)
             self.assertIn('(no numbers: the workload did not run or broke', md)

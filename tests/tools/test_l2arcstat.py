@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 from scriptmod import load_script
 
@@ -153,6 +154,52 @@ def kstat_text(vals, kid=1, crtime=5 * SEC, snaptime=10 * SEC, nrows=None):
     return '\n'.join(out) + '\n'
 
 
+# The what-if of dm-l2arc/whatif.c: a 128 MiB ARC (32768 blocks) and a
+# 1 GiB cache device (262144 slots), (fraction, hits) of the ARC ladder's
+# 10000 sampled reads and (fraction, L2 hits) of the L2 ladder's 1250 (600
+# ARC hits each).
+WHATIF_HEAD_FMT = '%-15s %s'
+WHATIF_ROW_FMT = '%-10s %.3f %12d %14d %8d %10d %10d %10d %.4f'
+ARC_HITS = [(0.125, 3000), (0.25, 3500), (0.5, 4200), (1, 5000), (2, 5800), (4, 6100),
+            (8, 6200)]
+L2_HITS = [(0, 0), (0.125, 100), (0.25, 200), (0.5, 300), (1, 400), (2, 500), (4, 550),
+           (8, 560)]
+
+
+def whatif_file(arc=ARC_HITS, actual=4800, actual_l2=0, reads=10000, l2=L2_HITS,
+                l2_actual=(590, 380),
+                l2_reads=1250, l2_arc_hits=600, arc_blocks=32768, slots=262144,
+                block=4096):
+    """A whatif file as l2arc_whatif_show() prints it (4 KiB blocks, 2048
+    sampled blocks at 1x: 1 in 16 of the ARC's, 1 in 128 of the L2's)."""
+    head = [('whatif', 1), ('block_bytes', block), ('sample_arc', '0.062500'),
+            ('sample_l2', '0.007813' if l2 else '0.000000'), ('memory_bytes', 3211264),
+            ('dropped', 7)]
+    out = [WHATIF_HEAD_FMT % kv for kv in head]
+    out.append('%-10s %6s %12s %14s %8s %10s %10s %10s %8s' % (
+        'level', 'factor', 'blocks', 'bytes', 'sample', 'reads', 'hits', 'l2_hits',
+        'hit_pct'))
+
+    def row(level, f, blocks, sample, r, h, l2h):
+        return WHATIF_ROW_FMT % (level, f, blocks, blocks * block, sample, r, h, l2h,
+                                 100.0 * (h + l2h) / r if r else 0)
+    for f, h in arc:
+        out.append(row('arc', f, int(arc_blocks * f), int(2048 * f), reads, h, 0))
+    out.append(row('arc_actual', 1, arc_blocks, 0, reads, actual, actual_l2))
+    if l2:
+        for f, h in l2:
+            out.append(row('l2', f, int(slots * f), int(2048 * f), l2_reads, l2_arc_hits,
+                           h))
+        out.append(row('l2_actual', 1, slots, 0, l2_reads, *l2_actual))
+    return '\n'.join(out) + '\n'
+
+
+# A flat curve without a cache device: the actual point is the 1x one.
+FLAT = [(0.125, 2000), (0.25, 2000), (0.5, 2100), (1, 2200), (2, 2200), (4, 2250),
+        (8, 2250)]
+WHATIF_OFF = 'whatif          0\n'
+
+
 class Tree:
     """A fake /proc and /sys under a temporary directory."""
 
@@ -199,6 +246,9 @@ class Tree:
         with open(os.path.join(s, 'name'), 'w') as fh:
             fh.write(name + '\n')
         self.write_sum(snaptime)
+
+    def whatif(self, minor, text):
+        self.write(os.path.join(self.proc, 'dm-l2arc', 'dm-%d' % minor, 'whatif'), text)
 
     def remove(self, minor, snaptime=10 * SEC):
         k = 'dm-%d' % minor
@@ -566,6 +616,462 @@ class TestPrometheus(Base):
         fams = parse_prometheus(self.ok('-o', 'prometheus', '-d', 'cache1'))
         self.assertEqual(fams['dm_l2arc_misses']['samples'],
                          {(('device', 'cache1'),): 675.0})
+
+
+# ---------------------------------------------------------------- what-if
+EXPECT_CACHE0 = """\
+cache0 (dm-3): what-if of 4.0K blocks, memory 3.1M
+sample: 6.25% of the blocks (ARC), 0.7813% (L2); 7 sampled reads or writes dropped
+level         size  factor    hit%       reads
+arc            16M   0.125    30.0       10000
+arc            32M   0.250    35.0       10000
+arc            64M   0.500    42.0       10000
+arc           128M   1.000    50.0       10000
+arc           256M   2.000    58.0       10000
+arc           512M   4.000    61.0       10000
+arc          1024M   8.000    62.0       10000
+arc_actual    128M   1.000    48.0       10000
+l2               0   0.000    48.0        1250
+l2            128M   0.125    56.0        1250
+l2            256M   0.250    64.0        1250
+l2            512M   0.500    72.0        1250
+l2           1024M   1.000    80.0        1250
+l2            2.0G   2.000    88.0        1250
+l2            4.0G   4.000    92.0        1250
+l2            8.0G   8.000    92.8        1250
+l2_actual    1024M   1.000    77.6        1250
+
+cache0 (dm-3): ARC ladder, predicted hit% of demand reads by ARC size
+ hit%
+  70 |
+     |
+     |
+     |
+     |                                    *......*
+  60 |                                ....
+     |                             *..
+     |                           ..
+     |                         ..
+     |                       ..
+  50 |                      *
+     |                    ..o
+     |                  ..
+     |                ..
+     |              .*
+  40 |             .
+     |          ...
+     |         .
+     |      ..*
+     |   ...
+  30 | *.
+     +-+------+------+------+------+------+------+-
+      1/8    1/4    1/2     1x     2x     4x     8x   x arc_max
+      16M    32M    64M    128M   256M   512M  1024M   ARC size
+  * predicted   o actual (48.0% at 128M)   @ both in one cell
+
+cache0 (dm-3): L2 ladder, predicted hit% by L2 size, ARC at arc_max
+ hit%
+ 100 |
+     |                                                ..*
+  90 |                                    *......*....
+     |                                ....
+  80 |                           ..@..
+     |                       ....
+  70 |                   ...*
+     |              .*...
+  60 |          ....
+     |        *.
+  50 | *
+     |
+  40 |
+     +-+------+------+------+------+------+------+------+-
+       0     1/8    1/4    1/2     1x     2x     4x     8x   x L2 slots
+       0     128M   256M   512M  1024M   2.0G   4.0G   8.0G   L2 size
+  * predicted   o actual (77.6% at 1024M)   @ both in one cell   0: ARC alone
+"""
+
+EXPECT_FLAT = """\
+flat (dm-4): what-if of 4.0K blocks, memory 3.1M
+sample: 6.25% of the blocks (ARC); 7 sampled reads or writes dropped
+level         size  factor    hit%       reads
+arc            16M   0.125    20.0       10000
+arc            32M   0.250    20.0       10000
+arc            64M   0.500    21.0       10000
+arc           128M   1.000    22.0       10000
+arc           256M   2.000    22.0       10000
+arc           512M   4.000    22.5       10000
+arc          1024M   8.000    22.5       10000
+arc_actual    128M   1.000    22.0       10000
+
+flat (dm-4): ARC ladder, predicted hit% of demand reads by ARC size
+ hit%
+  30 |
+     |
+     |
+     |
+     |
+  25 |
+     |
+     |
+     |                   ...@......*......*......*
+     |            ...*...
+  20 | *......*...
+     +-+------+------+------+------+------+------+-
+      1/8    1/4    1/2     1x     2x     4x     8x   x arc_max
+      16M    32M    64M    128M   256M   512M  1024M   ARC size
+  * predicted   o actual (22.0% at 128M)   @ both in one cell
+"""
+
+OFF_MSG = ('what-if is off for this device; to turn it on, load the table with the '
+           'feature "whatif 1", or set the module parameter l2arc_whatif=1 before the '
+           'table is loaded')
+
+
+class WhatifBase(Base):
+    def setUp(self):
+        super().setUp()
+        self.t.load()
+        self.t.add(3, 'cache0', V1)
+        self.t.whatif(3, whatif_file())
+
+
+class TestWhatifParse(WhatifBase):
+    def test_module_format(self):
+        w = self.tool.parse_whatif(whatif_file())
+        self.assertTrue(w.on)
+        self.assertEqual(w.head, {'whatif': 1, 'block_bytes': 4096, 'sample_arc': 0.0625,
+                                  'sample_l2': 0.007813, 'memory_bytes': 3211264,
+                                  'dropped': 7})
+        self.assertEqual([r['factor'] for r in w.ladder('arc')], [f for f, _ in ARC_HITS])
+        self.assertEqual([r['factor'] for r in w.ladder('l2')], [f for f, _ in L2_HITS])
+        self.assertEqual(w.actual('arc'), {
+            'level': 'arc_actual', 'factor': 1.0, 'blocks': 32768, 'bytes': 128 << 20,
+            'sample': 0, 'reads': 10000, 'hits': 4800, 'l2_hits': 0, 'hit_pct': 48.0})
+        self.assertEqual(w.actual('l2')['hit_pct'], 77.6)
+        self.assertEqual(w.ladder('l2')[0]['bytes'], 0)
+        w = self.tool.parse_whatif(whatif_file(l2=None))
+        self.assertEqual(w.ladder('l2'), [])
+        self.assertIsNone(w.actual('l2'))
+        w = self.tool.parse_whatif(WHATIF_OFF)
+        self.assertFalse(w.on)
+        self.assertEqual((w.head, w.rows), ({'whatif': 0}, []))
+
+    def bad(self, text, msg):
+        self.assertNotEqual(text, whatif_file(), 'the edit changed nothing')
+        with self.assertRaises(self.tool.Error) as cm:
+            self.tool.parse_whatif(text, 'F')
+        self.assertIn(msg, str(cm.exception))
+
+    def test_malformed(self):
+        good = whatif_file()
+        lines = good.split('\n')
+        self.bad(good[:-1], 'F: malformed: does not end with a newline')
+        self.bad('', 'F: malformed: the first line is not "whatif 0" or "whatif 1"')
+        self.bad('\n', 'F:1: malformed line')
+        self.bad(good.replace('whatif          1', 'whatif          2'),
+                 'F: malformed: the first line is not "whatif 0" or "whatif 1"')
+        self.bad(good.replace('whatif          1', 'whatif          1.0'),
+                 'the first line is not')
+        self.bad('\n'.join(lines[1:]), 'the first line is not')
+        self.bad(WHATIF_OFF + 'dropped 0\n', 'F:2: malformed: a line after "whatif 0"')
+        self.bad(good.replace('memory_bytes    3211264\n', ''),
+                 'F: malformed: no memory_bytes line')
+        self.bad(good.replace('dropped         7', 'dropped         7 8'),
+                 "F:6: malformed line: 'dropped         7 8'")
+        self.bad(good.replace('dropped         7', 'dropped         x'), 'F:6: malformed line')
+        self.bad(good.replace('dropped         7', 'dropped         7.5'),
+                 'F: malformed: dropped is not a whole number')
+        self.bad(good.replace('dropped         7', 'sample_arc      0.5'),
+                 'F:6: duplicate line sample_arc')
+        self.bad(good.replace('0.062500', '1.500000'), 'F: malformed: sample_arc is over 1')
+        self.bad('\n'.join(lines[:6]) + '\n', 'F: malformed: no table')
+        self.bad(good.replace('  hit_pct', '  hit%'), 'F:7: malformed table header')
+        self.bad(good.replace('arc_actual 1.000', 'arc_actua  1.000'), 'F:15: malformed row')
+        self.bad(good.replace(' 30.0000', ' 30.0000 x'), 'F:8: malformed row')
+        self.bad(good.replace('arc        0.125', 'arc        0.12x'), 'F:8: malformed row')
+        self.bad(good.replace('arc        0.125', 'arc        1'), 'F:8: malformed row')
+        self.bad(good.replace('  3000          0 30.0000', '  3000         -1 30.0000'),
+                 'F:8: malformed row')
+        self.bad(good.replace('  3000          0 30.0000', ' 13000          0 30.0000'),
+                 'F:8: more hits than reads')
+        self.bad(good.replace('arc        0.250', 'arc        0.125'),
+                 'F: duplicate row arc 0.125')
+        self.bad('\n'.join(x for x in lines if not x.startswith('arc_actual')),
+                 'F: malformed: want arc rows and one arc_actual row')
+        self.bad('\n'.join(x for x in lines if not x.startswith('arc ')),
+                 'F: malformed: want arc rows and one arc_actual row')
+        self.bad('\n'.join(x for x in lines if not x.startswith('l2_actual')),
+                 'F: malformed: want one l2_actual row with the l2 rows, none without')
+        self.bad(whatif_file(l2=None) + lines[-2] + '\n', 'want one l2_actual row')
+        self.bad(good.replace('arc        0.125', 'arc        0.000'),
+                 'F: malformed: a factor of 0 outside the l2 rows')
+        self.bad(good.replace('arc_actual 1.000', 'arc_actual 0.000'),
+                 'F: malformed: a factor of 0 outside the l2 rows')
+        self.bad(whatif_file(l2=[(0, 0)]), 'F: malformed: no l2 row with a factor above 0')
+
+
+class TestWhatif(WhatifBase):
+    def test_text_exact(self):
+        self.assertEqual(self.ok('--whatif', '-d', 'cache0'), EXPECT_CACHE0)
+
+    def test_text_no_l2_exact(self):
+        self.t.add(4, 'flat', {})
+        self.t.whatif(4, whatif_file(arc=FLAT, actual=2200, l2=None))
+        self.assertEqual(self.ok('--whatif', '-d', 'dm-4'), EXPECT_FLAT)
+        # every device: one after the other, a blank line between
+        self.assertEqual(self.ok('--whatif', '5', '3'), EXPECT_CACHE0 + '\n' + EXPECT_FLAT)
+
+    def test_arc_point_counts_arc_hits(self):
+        # arc_actual's hit_pct counts the device's L2 hits too: the table
+        # shows it, the ARC plot places the actual point at its ARC hits
+        self.t.whatif(3, whatif_file(actual=4700, actual_l2=300))
+        out = self.ok('--whatif')
+        self.assertIn('\narc_actual    128M   1.000    50.0       10000\n', out)
+        self.assertIn('  * predicted   o actual (47.0% at 128M)   @ both in one cell\n', out)
+        grid = [x for x in out.split('ARC ladder')[1].split('L2 ladder')[0].splitlines()
+                if '|' in x]
+        self.assertEqual(sum(x.count('o') for x in grid), 1)      # not at 50, the 1x point
+        self.assertEqual(sum(x.count('@') for x in grid), 0)
+
+    def test_no_reads_yet(self):
+        self.t.whatif(3, whatif_file(reads=0, l2_reads=0, actual=0, l2_actual=(0, 0),
+                                     l2_arc_hits=0,
+                                     arc=[(f, 0) for f, _ in ARC_HITS],
+                                     l2=[(f, 0) for f, _ in L2_HITS]))
+        out = self.ok('--whatif')
+        self.assertEqual(out.count('  (no sampled reads yet)\n'), 2)
+        self.assertNotIn('hit%\n', out.split('level')[1])
+
+    def test_off(self):
+        self.t.whatif(3, WHATIF_OFF)
+        for fmt in ('text', 'json', 'prometheus'):
+            rc, out, err = self.run_tool('--whatif', '-d', 'cache0', '-o', fmt)
+            self.assertEqual(rc, 1, fmt)
+            self.assertEqual(err, 'l2arcstat: cache0 (dm-3): %s\n' % OFF_MSG, fmt)
+            self.assertEqual(out, {
+                'text': '',
+                'json': '{"device": "cache0", "kernel_name": "dm-3", "whatif": 0, '
+                        '"rows": []}\n',
+                'prometheus': '# HELP dm_l2arc_whatif_enabled 1 when the device runs '
+                              'the what-if simulations\n'
+                              '# TYPE dm_l2arc_whatif_enabled gauge\n'
+                              'dm_l2arc_whatif_enabled{device="cache0"} 0\n'}[fmt], fmt)
+        # another device has it on: the message, and exit status 0
+        self.t.add(4, 'flat', {})
+        self.t.whatif(4, whatif_file(arc=FLAT, actual=2200, l2=None))
+        rc, out, err = self.run_tool('--whatif')
+        self.assertEqual((rc, out), (0, EXPECT_FLAT))
+        self.assertEqual(err, 'l2arcstat: cache0 (dm-3): %s\n' % OFF_MSG)
+
+    def test_malformed_cli(self):
+        self.t.whatif(3, whatif_file().replace('arc_actual', 'arc_actua '))
+        for args in (('-d', 'cache0'), (), ('-o', 'json'), ('-o', 'prometheus')):
+            rc, out, err = self.run_tool('--whatif', *args)
+            self.assertEqual(rc, 1, args)
+            self.assertEqual(out, '', args)
+            self.assertEqual(err, "l2arcstat: %s:15: malformed row: %r\n" % (
+                os.path.join(self.t.proc, 'dm-l2arc', 'dm-3', 'whatif'),
+                whatif_file().split('\n')[14].replace('arc_actual', 'arc_actua ')), args)
+
+    def test_module_without_whatif(self):
+        os.remove(os.path.join(self.t.proc, 'dm-l2arc', 'dm-3', 'whatif'))
+        rc, out, err = self.run_tool('--whatif', '-d', 'cache0')
+        self.assertEqual((rc, out), (1, ''))
+        self.assertEqual(err, 'l2arcstat: %s: no such file: the loaded dm-l2arc module has '
+                         'no what-if\n'
+                         % os.path.join(self.t.proc, 'dm-l2arc', 'dm-3', 'whatif'))
+
+    def test_no_devices_and_gone(self):
+        self.t.remove(3)
+        rc, out, err = self.run_tool('--whatif')
+        self.assertEqual((rc, out, err), (1, '', 'l2arcstat: no dm-l2arc devices\n'))
+        self.t.add(3, 'cache0', V1)
+        self.t.whatif(3, whatif_file())
+
+        def between(n):
+            if n == 1:
+                shutil.rmtree(os.path.join(self.t.proc, 'dm-l2arc', 'dm-3'))
+        # -d resolved, then the entry goes for good: 10 retries, then an error
+        mod = self.tool
+        real = mod.Source.resolve
+        mod.Source.resolve = lambda src, name: (between(1), 'dm-3')[1]
+        try:
+            rc, out, err = self.run_tool('--whatif', '-d', 'cache0')
+        finally:
+            mod.Source.resolve = real
+        self.assertEqual((rc, out), (1, ''))
+        self.assertEqual(err, 'l2arcstat: device cache0 (dm-3) disappeared\n')
+
+    def test_json(self):
+        self.t.add(4, 'flat', {})
+        self.t.whatif(4, whatif_file(arc=FLAT, actual=2200, l2=None))
+        out = self.ok('--whatif', '-o', 'json')
+        objs = [json.loads(x) for x in out.splitlines()]
+        self.assertEqual([(o['device'], o['kernel_name']) for o in objs],
+                         [('cache0', 'dm-3'), ('flat', 'dm-4')])
+        o = objs[0]
+        self.assertEqual(list(o), ['device', 'kernel_name', 'whatif', 'block_bytes',
+                                   'sample_arc', 'sample_l2', 'memory_bytes', 'dropped',
+                                   'rows'])
+        self.assertEqual((o['whatif'], o['block_bytes'], o['sample_arc'], o['sample_l2'],
+                          o['memory_bytes'], o['dropped']),
+                         (1, 4096, 0.0625, 0.007813, 3211264, 7))
+        self.assertEqual(len(o['rows']), 17)
+        self.assertEqual(o['rows'][0], {
+            'level': 'arc', 'factor': 0.125, 'blocks': 4096, 'bytes': 16 << 20,
+            'sample': 256, 'reads': 10000, 'hits': 3000, 'l2_hits': 0, 'hit_pct': 30.0})
+        self.assertEqual(o['rows'][-1], {
+            'level': 'l2_actual', 'factor': 1.0, 'blocks': 262144, 'bytes': 1 << 30,
+            'sample': 0, 'reads': 1250, 'hits': 590, 'l2_hits': 380, 'hit_pct': 77.6})
+        self.assertEqual(len(objs[1]['rows']), 8)
+        self.assertEqual(json.loads(self.ok('--whatif', '-o', 'json', '-d', 'flat')), objs[1])
+
+    def test_prometheus(self):
+        self.t.add(7, 'we"ird\\name', {})
+        self.t.whatif(7, whatif_file(arc=FLAT, actual=2200, l2=None))
+        self.t.add(8, 'off0', {})
+        self.t.whatif(8, WHATIF_OFF)
+        rc, out, err = self.run_tool('--whatif', '-o', 'prometheus')
+        self.assertEqual(rc, 0)
+        self.assertEqual(err, 'l2arcstat: off0 (dm-8): %s\n' % OFF_MSG)
+        fams = parse_prometheus(out)
+        m = 'dm_l2arc_whatif_'
+        self.assertEqual(list(fams), [m + f for f in (
+            'enabled', 'sample_ratio', 'memory_bytes', 'dropped', 'hit_ratio', 'reads',
+            'hits', 'l2_hits')])
+        for f, kind in (('enabled', 'gauge'), ('sample_ratio', 'gauge'),
+                        ('memory_bytes', 'gauge'), ('dropped', 'counter'),
+                        ('hit_ratio', 'gauge'), ('reads', 'counter'), ('hits', 'counter'),
+                        ('l2_hits', 'counter')):
+            self.assertEqual(fams[m + f]['type'], kind, f)
+            self.assertTrue(fams[m + f]['help'], f)
+        weird = 'we\\"ird\\\\name'
+        self.assertEqual(fams[m + 'enabled']['samples'], {
+            (('device', 'cache0'),): 1.0, (('device', weird),): 1.0,
+            (('device', 'off0'),): 0.0})
+        self.assertEqual(fams[m + 'sample_ratio']['samples'], {
+            (('device', 'cache0'), ('level', 'arc')): 0.0625,
+            (('device', 'cache0'), ('level', 'l2')): 0.007813,
+            (('device', weird), ('level', 'arc')): 0.0625})
+        self.assertEqual(fams[m + 'memory_bytes']['samples'][(('device', 'cache0'),)],
+                         3211264.0)
+        self.assertEqual(fams[m + 'dropped']['samples'][(('device', weird),)], 7.0)
+        hr = fams[m + 'hit_ratio']['samples']
+        self.assertEqual(len(hr), 17 + 8)
+
+        def key(dev, level, factor, nbytes):
+            return (('bytes', str(nbytes)), ('device', dev), ('factor', factor),
+                    ('level', level))
+        self.assertEqual(hr[key('cache0', 'arc', '0.125', 16 << 20)], 0.3)
+        self.assertEqual(hr[key('cache0', 'arc_actual', '1.000', 128 << 20)], 0.48)
+        self.assertEqual(hr[key('cache0', 'l2', '0.000', 0)], 0.48)
+        self.assertEqual(hr[key('cache0', 'l2', '8.000', 8 << 30)], 0.928)
+        self.assertEqual(hr[key('cache0', 'l2_actual', '1.000', 1 << 30)], 0.776)
+        self.assertEqual(hr[key(weird, 'arc', '4.000', 512 << 20)], 0.225)
+        k = key('cache0', 'l2', '2.000', 2 << 30)
+        self.assertEqual(fams[m + 'reads']['samples'][k], 1250.0)
+        self.assertEqual(fams[m + 'hits']['samples'][k], 600.0)
+        self.assertEqual(fams[m + 'l2_hits']['samples'][k], 500.0)
+        # the exact rows of one series
+        self.assertIn('dm_l2arc_whatif_hit_ratio{device="cache0",level="arc",'
+                      'factor="0.125",bytes="16777216"} 0.3\n', out)
+        self.assertIn('dm_l2arc_whatif_reads{device="we\\"ird\\\\name",level="arc_actual",'
+                      'factor="1.000",bytes="134217728"} 10000\n', out)
+
+    def test_usage(self):
+        rc, _, err = self.run_tool('--png', os.path.join(self.tmp, 'x.png'))
+        self.assertEqual(rc, 2)
+        self.assertIn('--png needs --whatif', err)
+
+
+class TestWhatifPng(WhatifBase):
+    def fake_gnuplot(self, body):
+        """A gnuplot first on PATH that saves its input beside itself."""
+        d = os.path.join(self.tmp, 'bin')
+        os.makedirs(d, exist_ok=True)
+        gp = os.path.join(d, 'gnuplot')
+        with open(gp, 'w') as fh:
+            fh.write('#!/bin/sh\ncat >"%s/script.gp"\n%s\n' % (d, body))
+        os.chmod(gp, 0o755)
+        return d
+
+    def run_png(self, first, *args, alone=False):
+        """--png with the directory first on PATH (alone: the only one)."""
+        png = os.path.join(self.tmp, 'out.png')
+        path = first if alone else first + os.pathsep + os.environ.get('PATH', '')
+        with mock.patch.dict(os.environ, {'PATH': path}):
+            rc, out, err = self.run_tool('--whatif', '--png', png, *args)
+        return rc, out, err, png
+
+    def test_fake_gnuplot(self):
+        self.t.add(4, 'flat', {})
+        self.t.whatif(4, whatif_file(arc=FLAT, actual=2200, l2=None))
+        d = self.fake_gnuplot("printf '\\211PNG\\r\\n\\032\\nfake'")
+        rc, out, err, png = self.run_png(d, '-o', 'json')
+        self.assertEqual((rc, err), (0, ''))
+        self.assertEqual(len(out.splitlines()), 2)         # the -o output as well
+        with open(png, 'rb') as fh:
+            self.assertEqual(fh.read(), b'\x89PNG\r\n\x1a\nfake')
+        with open(os.path.join(d, 'script.gp')) as fh:
+            gp = fh.read()
+        self.assertIn('set terminal pngcairo noenhanced size 1280,880\n', gp)
+        self.assertIn('set multiplot layout 2,2\n', gp)
+        self.assertIn("set title 'cache0 (dm-3): ARC ladder'\n", gp)
+        self.assertIn("set title 'cache0 (dm-3): L2 ladder, ARC at arc_max'\n", gp)
+        self.assertIn("set title 'flat (dm-4): ARC ladder'\nset xlabel "
+                      "'ARC size (bytes, log2 scale) / x arc_max' offset 0,-1\n", gp)
+        self.assertIn('set multiplot next\nunset multiplot\n', gp)   # no L2 for flat
+        self.assertIn('set xtics ("16M\\n1/8" 16777216, "32M\\n1/4" 33554432, ', gp)
+        self.assertIn('$pred << EOD\n16777216 30.0000\n33554432 35.0000\n', gp)
+        self.assertIn('$act << EOD\n134217728 48.0000\nEOD\n', gp)
+        self.assertIn("title 'actual: 48.0% at 128M'", gp)
+        self.assertIn("48.0000 with lines dt 2 lc rgb \"gray40\" title 'ARC alone: 48.0%'",
+                      gp)
+        # one device, its name quoted for gnuplot
+        self.t.add(5, "it's", {})
+        self.t.whatif(5, whatif_file(l2=None))
+        rc, out, err, png = self.run_png(d, '-d', "it's", '-o', 'json')
+        self.assertEqual((rc, err), (0, ''))
+        with open(os.path.join(d, 'script.gp')) as fh:
+            gp = fh.read()
+        self.assertIn('set multiplot layout 1,1\n', gp)
+        self.assertIn("set title 'it''s (dm-5): ARC ladder'\n", gp)
+
+    def test_gnuplot_fails(self):
+        d = self.fake_gnuplot('echo "line 3: unknown terminal" >&2; exit 1')
+        rc, out, err, png = self.run_png(d)
+        self.assertEqual((rc, out), (1, ''))
+        self.assertEqual(err, 'l2arcstat: gnuplot failed (exit status 1): '
+                         'line 3: unknown terminal\n')
+        self.assertFalse(os.path.exists(png))
+        d = self.fake_gnuplot('echo not a png')
+        rc, out, err, png = self.run_png(d)
+        self.assertEqual((rc, err), (1, 'l2arcstat: gnuplot failed (exit status 0)\n'))
+
+    def test_no_gnuplot(self):
+        empty = os.path.join(self.tmp, 'empty')
+        os.makedirs(empty)
+        rc, out, err, png = self.run_png(empty, alone=True)
+        self.assertEqual((rc, out), (1, ''))
+        self.assertEqual(err, 'l2arcstat: --png needs gnuplot, which is not installed '
+                         '(Debian: apt-get install gnuplot-nox)\n')
+        # what-if off everywhere: no plot to make, gnuplot not asked for
+        self.t.whatif(3, WHATIF_OFF)
+        rc, out, err, png = self.run_png(empty, '-d', 'cache0', alone=True)
+        self.assertEqual((rc, out), (1, ''))
+        self.assertEqual(err, 'l2arcstat: cache0 (dm-3): %s\n' % OFF_MSG)
+
+    @unittest.skipUnless(shutil.which('gnuplot'), 'gnuplot is not installed')
+    def test_real_gnuplot(self):
+        rc, out, err, png = self.run_png(self.tmp, '-d', 'cache0')
+        self.assertEqual((rc, out, err), (0, EXPECT_CACHE0, ''))
+        with open(png, 'rb') as fh:
+            head = fh.read(24)
+        self.assertEqual(head[:8], b'\x89PNG\r\n\x1a\n')
+        self.assertEqual(head[12:16], b'IHDR')
+        self.assertEqual((int.from_bytes(head[16:20], 'big'),
+                          int.from_bytes(head[20:24], 'big')), (1280, 440))
+
 
 
 if __name__ == '__main__':
