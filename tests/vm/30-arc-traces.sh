@@ -53,11 +53,10 @@
 #                     "env" is overwritten by its own .vm/env file).
 #   L2ARC_TRACES_DIR  the traces (default $L2ARC_TOP/../shared/traces).
 # Time (TCG, 2 vCPUs): ~25 s per OLTP run, ~9 min per P12 run (13.2 M
-# blocks); the full set ~20-25 min, quick ~30 s.  The what-if doubles
-# the replay's time where it simulates every block (c <= 2048: seven
-# full-size ARCs beside the device's own), and adds ~15 % at c=10000
-# (OLTP c=1000: 78-101 s with it, 35-66 s without, on one TCG vCPU of
-# a busy host).
+# blocks); the full set ~20-25 min, quick ~30 s.  The what-if adds a
+# third to the replay's time where it simulates every block (c <= 2048:
+# seven full-size ARCs beside the device's own; OLTP c=1000 on one TCG
+# vCPU: 46 s with it, 34 s without).
 # Needs ~600 MiB of guest memory for the ARC at c=131072 (512 MiB of data
 # plus headers); the harness default of 2048 MiB is enough.
 . "$(dirname "$0")/lib.sh"
