@@ -51,6 +51,7 @@ RANGES = {
     "arc_max": (16 * 4096, None),
     "arc_min": (16 * 4096, None),
     "prefetch_disable": (0, 1),
+    "l2arc_whatif": (0, 1),
     "zfetch_max_distance": (4096, 1 << 30),
     "l2arc_write_max": (4096, 4 << 30),
     "l2arc_write_boost": (0, 4 << 30),
@@ -211,7 +212,7 @@ class Fuzzer:
             return "Block size is not a power of two", None
         if bs < 8 or bs > 2048:
             return "Block size out of range (8 to 2048 sectors)", None
-        exp = {"bs": bs, "arc_max": None, "pd": None, "tun": {}}
+        exp = {"bs": bs, "arc_max": None, "pd": None, "wi": None, "tun": {}}
         rest = words[3:]
         if rest:
             r, nr = kstrtou64(rest[0])
@@ -240,12 +241,13 @@ class Fuzzer:
                         return "arc_max is below 16 blocks", None
                     if n > TOTALRAM:
                         return "arc_max exceeds the machine's memory", None
-                elif k == "prefetch_disable":
-                    if exp["pd"] is not None:
-                        return "Duplicate feature prefetch_disable", None
-                    exp["pd"] = v
+                elif k in ("prefetch_disable", "whatif"):
+                    e = "pd" if k == "prefetch_disable" else "wi"
+                    if exp[e] is not None:
+                        return "Duplicate feature " + k, None
+                    exp[e] = v
                     if v not in ("0", "1"):
-                        return "prefetch_disable must be 0 or 1", None
+                        return k + " must be 0 or 1", None
                 elif k in DEV_TUNABLES:
                     if k in exp["tun"]:
                         return "Duplicate tunable", None
@@ -289,7 +291,7 @@ class Fuzzer:
     # --------------------------------------------------------- a table line
     def random_features(self, bs):
         feats = []
-        keys = ["arc_max", "prefetch_disable"] + DEV_TUNABLES
+        keys = ["arc_max", "prefetch_disable", "whatif"] + DEV_TUNABLES
         if not self.clean:
             keys += ["unknown_feature", "arc_min", "l2arc_meta_percent",
                      "zfetch_max_distance", "ARC_MAX", ""]
@@ -300,7 +302,7 @@ class Fuzzer:
             if k == "arc_max":
                 v = self.number_word(ARC_MIN_BLOCKS * bs * 512, TOTALRAM,
                                      bs * 512)
-            elif k == "prefetch_disable":
+            elif k in ("prefetch_disable", "whatif"):
                 v = self.rnd.choice(["0", "1"] if self.clean else
                                     ["0", "1", "2", "-1", "01", "true"])
             elif k in RANGES:
