@@ -67,7 +67,7 @@ static const unsigned int whatif_eighths[WHATIF_NR_ARC] = {
 
 /*
  * A write's range is dropped by walking the miniatures (at most 65,024
- * headers and 16,256 slots) when it is longer than this, or holds more
+ * headers and 32,512 slots) when it is longer than this, or holds more
  * sampled blocks than %WHATIF_SAMPLE_BLOCKS: a lookup per sampled block
  * costs seven.
  */
@@ -162,15 +162,17 @@ static void whatif_count(struct whatif_count *n, bool hit, bool l2_hit)
 	n->l2_hits += l2_hit;
 }
 
-/* The 1x miniature missed @oblock: do the rings hold it? */
-static void whatif_l2_lookup(struct l2arc_whatif *wi, u64 oblock)
+/* The 1x miniature misses @oblock: which rings hold it (a bit each)? */
+static unsigned long whatif_l2_lookup(struct l2arc_whatif *wi, u64 oblock)
 {
+	unsigned long held = 0;
 	unsigned int i;
 
 	lockdep_assert_held(&wi->lock);
 	for (i = 0; i < WHATIF_NR_L2; i++)
 		if (whatif_l2_find(&wi->l2[i], oblock))
-			wi->l2[i].l2_hits++;
+			held |= BIT(i);
+	return held;
 }
 
 /*
@@ -208,7 +210,8 @@ static void whatif_replay_read(struct l2arc_whatif *wi, u64 oblock,
 	struct whatif_arc *one = &wi->arc[WHATIF_ARC_1X];
 	struct arc_hdr *hdr;
 	bool resident, lost = false;
-	unsigned int i;
+	unsigned long held = 0;
+	unsigned int i, j;
 	int r;
 
 	lockdep_assert_held(&wi->lock);
@@ -222,8 +225,9 @@ static void whatif_replay_read(struct l2arc_whatif *wi, u64 oblock,
 		resident = hdr && (hdr->state == ARC_MRU ||
 				   hdr->state == ARC_MFU);
 		spin_unlock_bh(&one->arc.lock);
+		/* before the access, whose evictions may overwrite slots */
 		if (!resident)
-			whatif_l2_lookup(wi, oblock);
+			held = whatif_l2_lookup(wi, oblock);
 	}
 	for (i = 0; i < WHATIF_NR_ARC; i++) {
 		r = whatif_arc_read(wi, &wi->arc[i], oblock, l2);
@@ -232,6 +236,11 @@ static void whatif_replay_read(struct l2arc_whatif *wi, u64 oblock,
 			continue;
 		}
 		whatif_count(&wi->arc[i].n, r, false);
+		if (i != WHATIF_ARC_1X)
+			continue;
+		/* the L2 hits of a read the 1x miniature counted */
+		for (j = 0; j < WHATIF_NR_L2; j++)
+			wi->l2[j].l2_hits += !!(held & BIT(j));
 	}
 	wi->dropped += lost;
 }
