@@ -64,7 +64,7 @@ static struct l2arc_param l2arc_params[L2ARC_P_NR] = {
 	P(L2ARC_P_REBUILD_MIN_L2SIZE, "l2arc_rebuild_blocks_min_l2size",
 	  1ULL << 30, 0, U64_MAX),
 	P(L2ARC_P_SLOW_BYPASS_PCT, "l2arc_slow_bypass_pct", 200, 0, 100000),
-	P(L2ARC_P_WHATIF, "l2arc_whatif", 1, 0, 1),
+	P(L2ARC_P_WHATIF, "l2arc_whatif", 0, 0, 1),
 };
 
 static u64 l2arc_param_max(const struct l2arc_param *p)
@@ -201,7 +201,7 @@ MODULE_PARM_DESC(l2arc_slow_bypass_pct,
 module_param_cb(l2arc_whatif, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_WHATIF], 0644);
 MODULE_PARM_DESC(l2arc_whatif,
-		 "1: new devices simulate their ARC and L2ARC at 1/8 to 8 times their sizes on a sample of their blocks, in /proc/dm-l2arc/dm-N/whatif (default 1; used at the next table load)");
+		 "1: new devices simulate their ARC and L2ARC at 1/8 to 8 times their sizes on a sample of their blocks, in /proc/dm-l2arc/dm-N/whatif (default 0; used at the next table load)");
 
 /**
  * l2arc_param() - the current module-wide value of a parameter
