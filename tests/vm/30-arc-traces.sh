@@ -149,6 +149,10 @@ fi
 
 load_module
 modprobe dm-zero
+# the what-if on (off by default): each replay checks its predictions
+wp=/sys/module/dm_l2arc/parameters/l2arc_whatif
+add_cleanup eval "echo $(cat $wp) >$wp"
+echo 1 >$wp
 
 # arcstat DEV ROW: one row of the device's arcstats.
 arcstat() {

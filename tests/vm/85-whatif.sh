@@ -4,8 +4,8 @@
 #
 # The what-if (/proc/dm-l2arc/dm-<minor>/whatif: miniature ARC and
 # ARC + L2 simulations on a hashed sample of the blocks; dm-l2arc.rst).
-#  (1) Control: the module parameter l2arc_whatif (default 0, which
-#      lib.sh's load_module sets to 1 for every test; read at
+#  (1) Control: the module parameter l2arc_whatif (default 0, set to 1
+#      here for the rest of the test; read at
 #      table load only) and the table feature "whatif <0|1>" that
 #      overrides it; an off device's file is the one line "whatif 0" and
 #      its whatif_reset fails ("whatif is off"); "whatif 2", "whatif x"
@@ -58,7 +58,8 @@ drive=$L2ARC_TOP/tests/vm/whatif_drive.py
 [[ -f $P/l2arc_whatif ]] || die "no module parameter l2arc_whatif"
 add_cleanup eval "echo $(cat $P/l2arc_whatif) >$P/l2arc_whatif"
 assert_eq "l2arc_whatif's default" "0" "$(modinfo -F parm "$L2ARC_KO" | awk -F: '$1 == "l2arc_whatif" && /default 0;/ { print 0 }')"
-assert_eq "l2arc_whatif as load_module sets it" 1 "$(cat $P/l2arc_whatif)"
+assert_eq "l2arc_whatif after load_module" 0 "$(cat $P/l2arc_whatif)"
+echo 1 >$P/l2arc_whatif
 
 wfile() { echo "/proc/dm-l2arc/$(dm_kname "$1")/whatif"; }
 # wval FILE NAME: a "name value" line's value

@@ -229,11 +229,9 @@ load_module() {
 	# would write a block every few seconds (64-l2-dwpd tests the cap);
 	# and no slow-cache bypass: a read held in dm-delay would make a
 	# cache device "slow" and send the L2 hits a test counts to the
-	# origin (84-l2-slow-cache tests the bypass); and the what-if on
-	# (off by default), so that every test runs its log and replay
-	# (85-whatif tests the default and the switches)
-	insmod "$L2ARC_KO" l2arc_dwpd_limit=0 l2arc_slow_bypass_pct=0 \
-		l2arc_whatif=1
+	# origin (84-l2-slow-cache tests the bypass).  The what-if stays
+	# off (the default); 30-arc-traces and 85-whatif turn it on.
+	insmod "$L2ARC_KO" l2arc_dwpd_limit=0 l2arc_slow_bypass_pct=0
 	add_cleanup unload_module
 }
 
