@@ -614,8 +614,8 @@ void l2arc_whatif_show(struct seq_file *m, struct l2arc_whatif *wi)
 		whatif_show_row(m, "arc", whatif_eighths[i], wi->arc[i].blocks,
 				wi->block_bytes, arc_c(&wi->arc[i].arc),
 				&s.arc[i]);
-	whatif_show_row(m, "arc_actual", 8, wi->c_max, wi->block_bytes, 0,
-			&s.actual);
+	whatif_show_row(m, "arc_actual", 8, wi->arc[WHATIF_ARC_1X].blocks,
+			wi->block_bytes, 0, &s.actual);
 	if (wi->l2_slots)
 		whatif_show_l2(m, wi, &s);
 }
@@ -663,16 +663,16 @@ struct l2arc_whatif *l2arc_whatif_create(u64 c_max, u64 l2_slots,
 			     GFP_KERNEL);
 	if (!wi->log || !wi->batch)
 		goto fail;
-	wi->c_max = max_t(u64, c_max, 1);
+	c_max = max_t(u64, c_max, 1);
 	wi->l2_slots = l2_slots;
 	wi->block_bytes = block_bytes;
-	wi->t_arc = whatif_threshold(wi->c_max);
+	wi->t_arc = whatif_threshold(c_max);
 	if (l2_slots)
 		wi->t_l2 = min(wi->t_arc, whatif_threshold(l2_slots));
 	for (i = 0; i < WHATIF_NR_ARC; i++) {
 		struct whatif_arc *a = &wi->arc[i];
 
-		a->blocks = max_t(u64, 1, wi->c_max * whatif_eighths[i] / 8);
+		a->blocks = max_t(u64, 1, c_max * whatif_eighths[i] / 8);
 		if (arc_init(&a->arc, whatif_scale(a->blocks, wi->t_arc),
 			     &whatif_arc_ops, wi)) {
 			/* arc_exit() of what was set up, not of this one */

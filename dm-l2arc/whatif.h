@@ -136,14 +136,13 @@ struct whatif_l2 {
  * @batch: the events being replayed (WHATIF_LOG_EVENTS).
  * @t_arc: sampling threshold of the ARC ladder, 1..%WHATIF_HASH_ONE.
  * @t_l2: sampling threshold of the L2 ladder, 1..@t_arc (0: no L2).
- * @c_max: the device's arc_max, in blocks.
  * @l2_slots: the device's cache slots, in blocks (0: no cache device).
  * @block_bytes: the device's block size, bytes.
  * @dropped: sampled reads not simulated for lack of memory (a header), or
  *	lost with a full log.
  * @actual: the device's own ARC results on the ARC sample (no L2 hits).
  * @actual_l2: the device's own results on the L2 sample.
- * @arc: the ARC ladder.
+ * @arc: the ARC ladder (the one at %WHATIF_ARC_1X stands for arc_max).
  * @l2: the L2 ladder (used when @l2_slots).
  */
 struct l2arc_whatif {
@@ -156,7 +155,6 @@ struct l2arc_whatif {
 	struct whatif_event *batch;
 	u32 t_arc;
 	u32 t_l2;
-	u64 c_max;
 	u64 l2_slots;
 	unsigned int block_bytes;
 	u64 dropped;
