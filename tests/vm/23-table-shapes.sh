@@ -27,7 +27,7 @@ load_module
 mk_brd 4 64
 len=$(sectors /dev/ram0)
 dd if=/dev/urandom of=/dev/ram0 bs=1M count=64 oflag=direct status=none
-k0=$(dmesg | wc -l)
+k0=$(kmark)
 
 # ---- read-only table
 dmsetup create --readonly l2ro --table "0 $len l2arc /dev/ram0 /dev/ram1 8 6 arc_max 4194304 l2arc_feed_secs 3600 prefetch_disable 1"
@@ -41,7 +41,8 @@ h0=$(arcstats_row "$proc" l2_hits)
 cmp <(dd if=/dev/mapper/l2ro bs=1M count=1 iflag=direct status=none) \
 	<(dd if=/dev/ram0 bs=1M count=1 iflag=direct status=none) || die "read-only table: data differs"
 assert_eq "L2 hits through a read-only table" $((h0 + 256)) "$(arcstats_row "$proc" l2_hits)"
-if dmesg | tail -n +$((k0 + 1)) | grep -i 'read-only block-device'; then
+klog=$(klog_since "$k0")
+if grep -i 'read-only block-device' <<<"$klog"; then
 	die "a write to a device opened read-only (kernel log above)"
 fi
 dm_remove l2ro
@@ -50,11 +51,12 @@ dm_remove l2ro
 blockdev --setro /dev/ram2
 add_cleanup blockdev --setrw /dev/ram2
 for ro in "" --readonly; do
-	k1=$(dmesg | wc -l)
+	k1=$(kmark)
 	if dmsetup create $ro l2bad --table "0 $len l2arc /dev/ram0 /dev/ram2 8" 2>/dev/null; then
 		die "table with a read-only cache device was loaded (${ro:-rw})"
 	fi
-	dmesg | tail -n +$((k1 + 1)) | grep -q 'Cache device is read-only' ||
+	klog=$(klog_since "$k1")
+	grep -q 'Cache device is read-only' <<<"$klog" ||
 		die "no 'Cache device is read-only' in the kernel log (${ro:-rw}): $(dmesg | tail -n 3)"
 	dmsetup info l2bad >/dev/null 2>&1 && die "l2bad exists after the refused load"
 done

@@ -54,14 +54,15 @@ taskset -c 1 fio --name=hits --filename=/dev/mapper/bdh --rw=randread --bs=4k \
 fpid=$!
 add_cleanup eval "kill $fpid 2>/dev/null; wait $fpid 2>/dev/null || true"
 sleep 2
-k0=$(dmesg | wc -l)
+k0=$(kmark)
 t1=$EPOCHREALTIME
 taskset -c 0 blkdiscard -f $dev
 t2=$EPOCHREALTIME
 kill -INT $fpid; wait $fpid || true
 echo "blkdiscard of 64 GiB: $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", b - a }') s"
 python3 -c 'import json; t = open("hits.json").read(); j = json.loads(t[t.index("{"):])["jobs"][0]["read"]; print("ARC hits on the other device meanwhile: %d, the longest %.1f ms" % (j["total_ios"], j["clat_ns"]["max"] / 1e6))' || true
-if dmesg | tail -n +$((k0 + 1)) | grep -E 'soft lockup|rcu.*stall'; then
+klog=$(klog_since "$k0")
+if grep -E 'soft lockup|rcu.*stall' <<<"$klog"; then
 	die "the discard held a CPU (kernel log above)"
 fi
 expect_rows "$proc" l2_size=0 hash_elements=0 data_size=0 l2_only_blocks=0 \

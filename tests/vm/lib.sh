@@ -87,6 +87,24 @@ assert_eq() {
 		die "$name: expected '$expected', got '$actual'"
 }
 
+# kmark: write a line that no other line holds into the kernel log and
+# print it, for klog_since.  Counting the log's lines instead misses what
+# comes after the mark once the ring buffer is full (after many tests
+# in one VM), as the oldest lines leave it.
+kmark() {
+	local m="dm-l2arc test mark $$ $EPOCHREALTIME $RANDOM"
+	echo "$m" >/dev/kmsg
+	echo "$m"
+}
+
+# klog_since MARK: the kernel log after the line that holds MARK; dies
+# when MARK has left the ring buffer (the lines since are then not all
+# there)
+klog_since() {
+	dmesg | awk -v m="$1" 'f { print } index($0, m) { f = 1 } END { exit !f }' ||
+		die "the kernel log's mark '$1' has left the ring buffer"
+}
+
 sectors() {
 	blockdev --getsz "$1"
 }
