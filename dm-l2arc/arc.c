@@ -509,6 +509,43 @@ static int arc_ghost_hit(struct arc *arc, struct arc_hdr *hdr, bool prefetch)
 }
 
 /**
+ * arc_access_hdr() - arc_access() of a block whose header the caller has.
+ * @arc: the directory.
+ * @hdr: the block's header, from arc_lookup() under the same hold of
+ *	@arc->lock (any state arc_lookup() returns).
+ * @aflags: as for arc_access().
+ *
+ * What arc_access() does for a block with a header, without looking it up
+ * again: the target's read path looks every block up first, to sort it.
+ *
+ * Context: as arc_access().
+ * Return: an &enum arc_result, as arc_access() (never -ENOMEM: no new
+ * header is needed); -EINVAL (and a warning) for a header in no list.
+ */
+int arc_access_hdr(struct arc *arc, struct arc_hdr *hdr, unsigned int aflags)
+{
+	bool prefetch = aflags & ARC_ACCESS_PREFETCH;
+
+	lockdep_assert_held(&arc->lock);
+
+	switch (hdr->state) {
+	case ARC_MRU:
+	case ARC_MFU:
+		return arc_hit(arc, hdr, prefetch);
+	case ARC_MRU_GHOST:
+	case ARC_MFU_GHOST:
+		return arc_ghost_hit(arc, hdr, prefetch);
+	case ARC_L2ONLY:
+		arc_list_del(arc, hdr);
+		arc_enter_t1(arc, hdr, prefetch);
+		return ARC_MISS;
+	default:
+		WARN_ON(1);
+		return -EINVAL;
+	}
+}
+
+/**
  * arc_access() - one access to a block: the paper's ARC(c) step for x_t.
  * @arc: the directory.
  * @oblock: origin block accessed.
@@ -557,21 +594,7 @@ int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
 	hdr = rhashtable_lookup_fast(&arc->table, &oblock, arc_rht_params);
 	if (hdr) {
 		*hdrp = hdr;
-		switch (hdr->state) {
-		case ARC_MRU:
-		case ARC_MFU:
-			return arc_hit(arc, hdr, prefetch);
-		case ARC_MRU_GHOST:
-		case ARC_MFU_GHOST:
-			return arc_ghost_hit(arc, hdr, prefetch);
-		case ARC_L2ONLY:
-			arc_list_del(arc, hdr);
-			arc_enter_t1(arc, hdr, prefetch);
-			return ARC_MISS;
-		default:
-			WARN_ON(1);
-			return -EINVAL;
-		}
+		return arc_access_hdr(arc, hdr, aflags);
 	}
 
 	hdr = *spare;

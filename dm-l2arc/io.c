@@ -940,10 +940,17 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 		if (!resident && !l2arc_map_miss_prep(&m, b, hdr, &x))
 			goto short_of_memory;
 		was_prefetch = hdr && (hdr->flags & ARC_F_PREFETCH);
-		r = arc_access(&lc->arc, to_oblock(b),
-			       m.prefetch ? ARC_ACCESS_PREFETCH : 0,
-			       &x.spare, &hdr);
-		arc_hdr_free(x.spare);	/* not used: the block had a header */
+		if (resident) {
+			/* a hit: the header is at hand, no second lookup */
+			r = arc_access_hdr(&lc->arc, hdr, m.prefetch ?
+					   ARC_ACCESS_PREFETCH : 0);
+		} else {
+			r = arc_access(&lc->arc, to_oblock(b),
+				       m.prefetch ? ARC_ACCESS_PREFETCH : 0,
+				       &x.spare, &hdr);
+			/* not used where the block had a header */
+			arc_hdr_free(x.spare);
+		}
 		if (r < 0 || WARN_ON_ONCE(resident != (r == ARC_HIT_MRU ||
 						       r == ARC_HIT_MFU))) {
 			/* r < 0: no memory for the directory's table */
