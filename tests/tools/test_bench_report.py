@@ -150,6 +150,23 @@ class BenchReportTest(unittest.TestCase):
             if shutil.which('gnuplot'):
                 self.assertTrue(png)
 
+    def test_report_cpu_ceilings(self):
+        ceiling = ('4\tl2arc all-L2-hit 4K\t1 MiB sequential, vs its CPU ceiling'
+                   '\t8e+07\tB/s\tits CPU ceiling: the raw cache device or crc32c'
+                   '\t1e+08\t')
+        with tempfile.TemporaryDirectory() as d:
+            raw_dir(d, {
+                'env.txt': ('date=2026-12-04 16:00 UTC\nquick=1\nworkloads=4\n'
+                            'crc32c=crc32c-intel\ncrc32c_mbps=100\ncopy_mbps=1700\n'),
+                'rows.tsv': ceiling + '\n'})
+            self.assertEqual(self.r.report(d), 0)
+            md = slurp(os.path.join(d, 'report.md'))
+            self.assertIn('crc32c crc32c-intel at 100 MB/s,\n'
+                          'a copy at 1700 MB/s (', md)
+            self.assertIn('| l2arc all-L2-hit 4K | 1 MiB sequential, vs its CPU ceiling '
+                          '| 80.0 MB/s | its CPU ceiling: the raw cache device or crc32c '
+                          '| 100.0 MB/s | 0.80 |  |', md)
+
     def test_report_without_whatif(self):
         with tempfile.TemporaryDirectory() as d:
             raw_dir(d, {})
