@@ -175,41 +175,48 @@ enum cost_hit_mode {
 };
 
 /*
+ * One block as io.c takes a hit, the lookup sorting it and then the access
+ * on the header found (the lookup alone for COST_LOOKUP): true if a hit.
+ */
+static bool cost_hit(struct cost_ctx *ctx, u64 b, enum cost_hit_mode mode)
+{
+	struct arc_hdr *hdr = arc_lookup(&ctx->arc, to_oblock(b));
+	int r;
+
+	if (mode == COST_LOOKUP)
+		return hdr;
+	r = hdr ? arc_access_hdr(&ctx->arc, hdr, 0) : -1;
+	return r == ARC_HIT_MRU || r == ARC_HIT_MFU;
+}
+
+/*
  * The fastest of COST_ROUNDS rounds of COST_OPS hits in @mode, ns a block;
- * every access must be a hit (counted in *@hits).
+ * every access must be a hit (counted in *@hits).  The lock is taken per
+ * run of COST_RUN blocks for COST_SEQ_RUN and COST_LOOKUP, else per block.
  */
 static u64 cost_hits(struct cost_ctx *ctx, enum cost_hit_mode mode,
 		     u64 *hits)
 {
+	bool per_run = mode == COST_SEQ_RUN || mode == COST_LOOKUP;
+	bool random = mode == COST_RANDOM || mode == COST_LOOKUP;
 	u64 t0, best = U64_MAX, b;
-	struct arc_hdr *hdr;
-	unsigned int j;
-	int round, r;
-	u32 i;
+	int round;
+	u32 i, j;
 
 	for (round = 0; round < COST_ROUNDS; round++) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < COST_OPS; i += COST_RUN) {
-			if (mode != COST_RANDOM && mode != COST_SEQ_BLOCK)
+			if (per_run)
 				spin_lock_bh(&ctx->arc.lock);
 			for (j = i; j < i + COST_RUN; j++) {
-				b = mode == COST_RANDOM || mode == COST_LOOKUP ?
-				    ctx->idx[j] : cost_seq_block(ctx, j);
-				if (mode == COST_LOOKUP) {
-					*hits += !!arc_lookup(&ctx->arc,
-							      to_oblock(b));
-					continue;
-				}
-				if (mode != COST_SEQ_RUN)
+				b = random ? ctx->idx[j] : cost_seq_block(ctx, j);
+				if (!per_run)
 					spin_lock_bh(&ctx->arc.lock);
-				/* as io.c: the lookup sorts, then the access */
-				hdr = arc_lookup(&ctx->arc, to_oblock(b));
-				r = hdr ? arc_access_hdr(&ctx->arc, hdr, 0) : -1;
-				if (mode != COST_SEQ_RUN)
+				*hits += cost_hit(ctx, b, mode);
+				if (!per_run)
 					spin_unlock_bh(&ctx->arc.lock);
-				*hits += r == ARC_HIT_MRU || r == ARC_HIT_MFU;
 			}
-			if (mode != COST_RANDOM && mode != COST_SEQ_BLOCK)
+			if (per_run)
 				spin_unlock_bh(&ctx->arc.lock);
 		}
 		best = min(best, ktime_get_ns() - t0);

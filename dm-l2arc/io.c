@@ -940,16 +940,15 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 		if (!resident && !l2arc_map_miss_prep(&m, b, hdr, &x))
 			goto short_of_memory;
 		was_prefetch = hdr && (hdr->flags & ARC_F_PREFETCH);
-		if (resident) {
-			/* a hit: the header is at hand, no second lookup */
+		if (hdr) {
+			/* the lookup above found it: no second lookup */
 			r = arc_access_hdr(&lc->arc, hdr, m.prefetch ?
 					   ARC_ACCESS_PREFETCH : 0);
 		} else {
 			r = arc_access(&lc->arc, to_oblock(b),
 				       m.prefetch ? ARC_ACCESS_PREFETCH : 0,
 				       &x.spare, &hdr);
-			/* not used where the block had a header */
-			arc_hdr_free(x.spare);
+			arc_hdr_free(x.spare);	/* NULL once arc_access took it */
 		}
 		if (r < 0 || WARN_ON_ONCE(resident != (r == ARC_HIT_MRU ||
 						       r == ARC_HIT_MFU))) {
