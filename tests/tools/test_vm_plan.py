@@ -156,23 +156,54 @@ class VmPlanTest(unittest.TestCase):
         self.assertIn('traces', r['run'] + r['pair_run'])
         self.assertIn('smoke', r['first'] + r['pair_run'])
 
-    def test_record(self):
+    def log_dir(self):
         logdir = os.path.join(self.dir.name, 'log')
         os.mkdir(logdir)
         with open(os.path.join(logdir, 'vm-a.log'), 'w',
                   encoding='utf-8') as f:
-            f.write('PASS 6.1.0-57-amd64 smoke (10.9s)\n'
+            f.write('PASS 6.1.0-57-amd64 smoke (20.0s)\n'
                     'PASS 6.1.0-57-amd64 reboot (7.5s)\n'
                     'PASS 6.1.0-57-amd64 reboot (7.5s)\n'
+                    'PASS 6.1.0-57-amd64 persist (300.0s)\n'
                     'PASS 6.1.192-l2arc-debug kmemleak (no leak)\n')
-        with open(os.path.join(logdir, 'pace-ref'), 'w',
-                  encoding='utf-8') as f:
-            f.write('1713\n')
+        os.mkdir(os.path.join(logdir, 'pace-6.1.0-57-amd64'))
+        with open(os.path.join(logdir, 'pace-6.1.0-57-amd64', 'output.log'),
+                  'w', encoding='utf-8') as f:
+            f.write('vm-pace: 3 rounds\npace 1713\n')
+        return logdir
+
+    def test_record(self):
         out = io.StringIO()
-        self.tool.record(logdir, out)
+        self.tool.record(self.log_dir(), out)
         self.assertEqual(out.getvalue().splitlines(), [
-            'columns 6.1', 'pace 6.1 1713', 'reboot kernel 15.0',
-            'smoke kernel 10.9'])
+            'columns 6.1', 'pace 6.1 1713', 'persist kernel 300.0',
+            'reboot kernel 15.0', 'smoke kernel 20.0'])
+
+    def test_record_over_a_base(self):
+        # 6.1 ran smoke x2 and persist x3 of the base: the median ratio
+        # (of two, the upper) x3 fills traces; other columns keep theirs
+        out = io.StringIO()
+        self.tool.record(self.log_dir(), out, self.dur)
+        rows = {ln.split()[0]: ln.split()[1:]
+                for ln in out.getvalue().splitlines()
+                if ln and not ln.startswith('#')}
+        self.assertEqual(rows['pace'], ['debug', '4000'])
+        self.assertEqual(rows['smoke'], ['core', '20.0', '10.0', '40.0'])
+        self.assertEqual(rows['traces'], ['same', '1200.0', '400.0', '-'])
+        self.assertEqual(rows['persist'], ['kernel', '300.0', '100.0',
+                                           '200.0'])
+        self.assertEqual(rows['faults'], ['debug', '-', '-', '300.0'])
+        self.assertIn('pace 6.1 1713', out.getvalue().splitlines())
+        self.assertIn('boot 6.1 30', out.getvalue().splitlines())
+
+    def test_debug_set_in_one_vm_where_that_ends_first(self):
+        # halves: faults (300) first, then smoke + persist (240) only when
+        # another VM ends at 1000; one VM: 40 + 200 + 300 + 20 = 560
+        r = self.plan('--kernel', '6.1.192-l2arc-debug', '--pace', '4000',
+                      '--halves', '--check-set', '--other-end', '1000')
+        self.assertEqual(r['run'], ['faults', 'persist', 'smoke', 'traces'])
+        self.assertEqual(r['run2'], [])
+        self.assertEqual(r['end'], 560)
 
 
 def have_kernels():
@@ -195,12 +226,12 @@ class CheckDryRunTest(unittest.TestCase):
         return r.stdout.splitlines()
 
     def test_fast_machine_leaves_out_nothing(self):
-        out = self.check(1070, 4180)
+        out = self.check(600, 2200)
         self.assertFalse([ln for ln in out if ln.startswith('SKIP 6.1')],
                          out)
 
     def test_slow_machine_runs_each_same_test_once(self):
-        out = self.check(3055, 6886)
+        out = self.check(3706, 8470)
         skips = {ln.split()[1]: set() for ln in out
                  if ln.startswith('SKIP 6.1')}
         for ln in out:
@@ -215,8 +246,13 @@ class CheckDryRunTest(unittest.TestCase):
         left = [ln for ln in out if ln.startswith('left out on 6.1')]
         self.assertEqual(len(left), 2)
         ends = [int(ln.split('end ')[1].split()[0]) for ln in out
-                if 'predicted to end' in ln]
+                if 'predicted to end' in ln and '-l2arc-debug' not in ln]
+        self.assertEqual(len(ends), 2, out)
         self.assertTrue(all(e <= 55 for e in ends), out)
+        # the debug set keeps only what is never left out (core, debug)
+        dbg = [ln for ln in out if ln.startswith('plan: 6.1.192-l2arc-debug')]
+        self.assertEqual(len(dbg), 1, out)
+        self.assertIn(': 4 tests,', dbg[0])
 
 
 if __name__ == '__main__':
