@@ -71,6 +71,11 @@ class VmPlanTest(unittest.TestCase):
         self.assertEqual(r['drop'], [])
         self.assertEqual(r['end'], 10 + 400 + 100 + 0 + 10)
 
+    def test_faster_pace_plans_at_the_reference(self):
+        r = self.plan('--kernel', '6.1.0-57-amd64', '--pace', '500',
+                      '--deadline', '1000')
+        self.assertEqual(r['end'], 10 + 400 + 100 + 0 + 10)
+
     def test_slower_pace_drops_same_class_first(self):
         # x2: 1040 s, past 1000: "traces" (same) goes before "persist"
         r = self.plan('--kernel', '6.12.118+deb12-amd64', '--pace', '2000',
@@ -225,10 +230,16 @@ class CheckDryRunTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         return r.stdout.splitlines()
 
-    def test_fast_machine_leaves_out_nothing(self):
-        out = self.check(600, 2200)
-        self.assertFalse([ln for ln in out if ln.startswith('SKIP 6.1')],
-                         out)
+    def test_faster_pace_plans_as_the_reference(self):
+        def skips(out):
+            return [ln for ln in out if ln.startswith('SKIP 6.1')]
+        fast = self.check(600, 2200)
+        ref = self.check(2082, 7371)
+        self.assertTrue(skips(ref), ref)
+        self.assertEqual(skips(fast), skips(ref))
+        self.assertIn("plan: 6.1: pace 600 ms against 2082 (6.1's "
+                      "reference), x1.00 (a faster pace plans as the "
+                      "reference)", fast)
 
     def test_slow_machine_runs_each_same_test_once(self):
         out = self.check(3706, 8470)
