@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 2400
+# timeout: 3600
 # debug-check: skip hit ratios against the published figures, the same on every kernel (914,145 reads; run on both Debian kernels)
 #
 # ARC hit ratios through the real target against the published figures of

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 240
+# timeout: 300
 # debug-check: skip make check's time: the ARC-only bio paths, which 53-l2-integrity, 61-bsrange and 71-fault-injection also take here (117 s on this kernel with one other VM beside it; tests/run -k debug runs it)
 #
 # Data integrity under eviction and read/write races.  The ARC (arc_max

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 180
+# timeout: 360
 # debug-check: skip discards through the ARC: 54-l2-discard discards through the ARC and L2 here
 #
 # Discard and write-zeroes drop cached copies: after blkdiscard (or

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 180
+# timeout: 360
 # debug-check: skip exact counter values, checked on both Debian kernels
 #
 # Exact counters and the /proc/dm-l2arc files.  Every read is one 4 KiB

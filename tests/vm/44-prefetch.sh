@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 150
+# timeout: 240
 # debug-check: skip prefetch accounting, checked on both Debian kernels
 #
 # zfetch read-ahead and the module parameters.

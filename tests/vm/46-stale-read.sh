@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 180
+# timeout: 300
 # vm-cpus: 2 (the hold takes CPU 1 with a SCHED_FIFO loop)
 # debug-check: skip a choreography of holds and deadlines (SCHED_FIFO, held completions) tuned to Debian's kernels: a timing test
 #

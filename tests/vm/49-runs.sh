@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 480
+# timeout: 720
 # debug-check: skip exact request counts per bio, on both Debian kernels; runs with partial blocks are read in 61-bsrange and 71-fault-injection here
 #
 # Whole bios, runs of blocks (issue 11).  Devices: origin = a memory-backed

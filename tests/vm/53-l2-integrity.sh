@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 240
+# timeout: 400
+# debug-timeout-factor: 7
 #
 # Data integrity with the feed at full speed and a small cache device that
 # the write hand laps again and again.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 240
+# timeout: 400
 # debug-check: skip the arcstats invariants under churn, on both Debian kernels; 71-fault-injection checks them here
 #
 # The arcstats rows agree with each other and with the directory after

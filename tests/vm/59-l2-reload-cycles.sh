@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 300
+# timeout: 480
 # debug-check: skip make check's time: 176 s on this kernel with one other VM beside it; reloads run here in 69-l2-persist-owner and 70-fuzz (tests/run -k debug runs it)
 #
 # The feed keeps writing after the cache device was swapped by reloads

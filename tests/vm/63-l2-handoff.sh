@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# timeout: 300
+# timeout: 600
 # debug-check: skip the hand-off's counts, on both Debian kernels; 71-fault-injection runs the hand-off on this kernel (its ARC evicts for room with the feed running)
 #
 # Hand-off at eviction (issue 13): a block that the ARC evicts for room

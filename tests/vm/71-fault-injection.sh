@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 900
-# debug-timeout-factor: 2
+# debug-timeout-factor: 4
 #
 # Injected allocation and I/O failures (the debug kernel's failslab,
 # fail_page_alloc and fail_make_request; skipped on a kernel without
