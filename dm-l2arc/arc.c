@@ -610,9 +610,7 @@ int arc_access_hdr(struct arc *arc, struct arc_hdr *hdr, unsigned int aflags)
 int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
 	       struct arc_hdr **spare, struct arc_hdr **hdrp)
 {
-	bool prefetch = aflags & ARC_ACCESS_PREFETCH;
 	struct arc_hdr *hdr;
-	int r;
 
 	lockdep_assert_held(&arc->lock);
 
@@ -621,8 +619,37 @@ int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
 		*hdrp = hdr;
 		return arc_access_hdr(arc, hdr, aflags);
 	}
+	return arc_insert(arc, oblock, aflags, spare, hdrp);
+}
 
-	hdr = *spare;
+/**
+ * arc_insert() - arc_access() of a block that has no header (case IV).
+ * @arc: the directory.
+ * @oblock: origin block accessed, which arc_lookup() found no header for
+ *	under the same hold of @arc->lock.
+ * @aflags: as for arc_access().
+ * @spare: as for arc_access(): consumed on success.
+ * @hdrp: set to the new header, in T1, on success.
+ *
+ * What arc_access() does for a miss, without looking the block up first:
+ * the target's read path has looked every block up already, to sort it,
+ * and the table's insert checks the bucket for the key as it walks it
+ * (rhashtable_lookup_insert_fast()), so a header that exists after all
+ * is refused, not doubled.
+ *
+ * Context: as arc_access().
+ * Return: %ARC_MISS; -ENOMEM if *@spare is NULL; -EEXIST (and a warning)
+ * if @oblock has a header; or another error of the table's insert (e.g.
+ * -ENOMEM, -EBUSY) with the directory unchanged.
+ */
+int arc_insert(struct arc *arc, oblock_t oblock, unsigned int aflags,
+	       struct arc_hdr **spare, struct arc_hdr **hdrp)
+{
+	struct arc_hdr *hdr = *spare;
+	int r;
+
+	lockdep_assert_held(&arc->lock);
+
 	if (!hdr)
 		return -ENOMEM;
 	if (WARN_ON(hdr->state != ARC_NONE))
@@ -631,13 +658,14 @@ int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
 	hdr->data = NULL;
 	hdr->flags = 0;
 	hdr->pins = 0;
-	r = rhashtable_insert_fast(&arc->table, &hdr->node, arc_rht_params);
-	if (r)
+	r = rhashtable_lookup_insert_fast(&arc->table, &hdr->node,
+					  arc_rht_params);
+	if (WARN_ON_ONCE(r == -EEXIST) || r)
 		return r;
 	*spare = NULL;
 	if (arc->ops->l2_claim && arc->ops->l2_claim(arc, hdr))
 		hdr->flags |= ARC_F_L2;
-	arc_enter_t1(arc, hdr, prefetch);
+	arc_enter_t1(arc, hdr, aflags & ARC_ACCESS_PREFETCH);
 	*hdrp = hdr;
 	return ARC_MISS;
 }

@@ -275,6 +275,8 @@ struct arc_hdr *arc_lookup(struct arc *arc, oblock_t oblock);
 int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
 	       struct arc_hdr **spare, struct arc_hdr **hdrp);
 int arc_access_hdr(struct arc *arc, struct arc_hdr *hdr, unsigned int aflags);
+int arc_insert(struct arc *arc, oblock_t oblock, unsigned int aflags,
+	       struct arc_hdr **spare, struct arc_hdr **hdrp);
 void arc_invalidate(struct arc *arc, struct arc_hdr *hdr);
 void arc_set_c(struct arc *arc, u64 c);
 

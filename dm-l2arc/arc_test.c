@@ -657,6 +657,68 @@ static void arc_test_shrink(struct kunit *test)
 
 /* ---------------------------------------------------------------- */
 /* Invalidation, pins, L2-only                                      */
+/* arc_insert() of one block under the lock, its data hung as the target does */
+static int arc_test_insert_one(struct kunit *test, u64 b, unsigned int aflags,
+			       struct arc_hdr **spare, struct arc_hdr **hdrp)
+{
+	struct arc_test_ctx *ctx = test->priv;
+	int r;
+
+	spin_lock_bh(&ctx->arc.lock);
+	r = arc_insert(&ctx->arc, to_oblock(b), aflags, spare, hdrp);
+	if (r >= 0) {
+		arc_hdr_set_data(&ctx->arc, *hdrp, arc_test_tag(b));
+		ctx->data_refs++;
+	}
+	spin_unlock_bh(&ctx->arc.lock);
+	return r;
+}
+
+/*
+ * arc_insert(), the read path's case IV without a second lookup: no spare
+ * is -ENOMEM; a new block enters T1 (a prefetch one flagged); a block that
+ * has a header is refused with -EEXIST (and a warning), its spare kept and
+ * the lists unchanged.  c = 2.
+ */
+static void arc_test_insert(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 2);
+	struct arc_hdr *spare = NULL, *hdr = NULL;
+
+	KUNIT_EXPECT_EQ(test, arc_test_insert_one(test, 5, 0, &spare, &hdr),
+			-ENOMEM);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 0);
+
+	spare = arc_hdr_alloc(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	KUNIT_EXPECT_EQ(test, arc_test_insert_one(test, 5, 0, &spare, &hdr),
+			ARC_MISS);
+	KUNIT_EXPECT_NULL(test, spare);
+	KUNIT_EXPECT_EQ(test, from_oblock(hdr->oblock), 5);
+	KUNIT_EXPECT_FALSE(test, hdr->flags & ARC_F_PREFETCH);
+
+	spare = arc_hdr_alloc(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	KUNIT_EXPECT_EQ(test, arc_test_insert_one(test, 6, ARC_ACCESS_PREFETCH,
+						  &spare, &hdr), ARC_MISS);
+	KUNIT_EXPECT_TRUE(test, hdr->flags & ARC_F_PREFETCH);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[5 6] T2=[] B1=[] B2=[]");
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 5), ARC_HIT_MRU);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[6] T2=[5] B1=[] B2=[]");
+
+	spare = arc_hdr_alloc(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	KUNIT_EXPECT_EQ(test, arc_test_insert_one(test, 5, 0, &spare, &hdr),
+			-EEXIST);
+	KUNIT_EXPECT_NOT_NULL(test, spare);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&ctx->arc), 2);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[6] T2=[5] B1=[] B2=[]");
+	arc_hdr_free(spare);
+}
+
 /* ---------------------------------------------------------------- */
 
 static void arc_test_invalidate(struct kunit *test)
@@ -1222,6 +1284,7 @@ static struct kunit_case arc_test_cases[] = {
 	KUNIT_CASE(arc_test_sizes),
 	KUNIT_CASE(arc_test_case_i),
 	KUNIT_CASE(arc_test_case_iv),
+	KUNIT_CASE(arc_test_insert),
 	KUNIT_CASE(arc_test_case_ii_iii),
 	KUNIT_CASE(arc_test_replace_tie),
 	KUNIT_CASE(arc_test_fractional_p),

@@ -945,10 +945,11 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 			r = arc_access_hdr(&lc->arc, hdr, m.prefetch ?
 					   ARC_ACCESS_PREFETCH : 0);
 		} else {
-			r = arc_access(&lc->arc, to_oblock(b),
+			/* none: a new header, without a second lookup */
+			r = arc_insert(&lc->arc, to_oblock(b),
 				       m.prefetch ? ARC_ACCESS_PREFETCH : 0,
 				       &x.spare, &hdr);
-			arc_hdr_free(x.spare);	/* NULL once arc_access took it */
+			arc_hdr_free(x.spare);	/* NULL once arc_insert took it */
 		}
 		if (r < 0 || WARN_ON_ONCE(resident != (r == ARC_HIT_MRU ||
 						       r == ARC_HIT_MFU))) {
