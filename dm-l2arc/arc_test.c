@@ -656,7 +656,9 @@ static void arc_test_shrink(struct kunit *test)
 }
 
 /* ---------------------------------------------------------------- */
-/* Invalidation, pins, L2-only                                      */
+/* A new header without a lookup                                    */
+/* ---------------------------------------------------------------- */
+
 /* arc_insert() of one block under the lock, its data hung as the target does */
 static int arc_test_insert_one(struct kunit *test, u64 b, unsigned int aflags,
 			       struct arc_hdr **spare, struct arc_hdr **hdrp)
@@ -719,6 +721,8 @@ static void arc_test_insert(struct kunit *test)
 	arc_hdr_free(spare);
 }
 
+/* ---------------------------------------------------------------- */
+/* Invalidation, pins, L2-only                                      */
 /* ---------------------------------------------------------------- */
 
 static void arc_test_invalidate(struct kunit *test)
