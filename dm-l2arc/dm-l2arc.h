@@ -21,6 +21,7 @@
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/proc_fs.h>
 #include <linux/refcount.h>
 #include <linux/sizes.h>
@@ -190,7 +191,6 @@ struct l2arc_table {
  * @L2ARC_STAT_MRU_GHOST_HITS: row mru_ghost_hits
  * @L2ARC_STAT_MFU_HITS: row mfu_hits
  * @L2ARC_STAT_MFU_GHOST_HITS: row mfu_ghost_hits
- * @L2ARC_STAT_HASH_ELEMENTS_MAX: row hash_elements_max
  * @L2ARC_STAT_PREDICTIVE_PREFETCH: read-ahead fills issued (row
  *	predictive_prefetch)
  * @L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH: row
@@ -237,8 +237,6 @@ struct l2arc_table {
  *	reads_around_writes)
  * @L2ARC_STAT_L2_WRITE_INVALIDATES: L2 copies dropped by writes (row
  *	l2_write_invalidates)
- * @L2ARC_STAT_LOCK_HOLD_MAX_NS: longest bulk hold of arc.lock, ns (row
- *	lock_hold_max_us)
  * @L2ARC_STAT_READ_BIOS: demand read bios mapped (row read_bios)
  * @L2ARC_STAT_FILL_RUNS: origin reads of fills (runs) (row fill_runs)
  * @L2ARC_STAT_FILL_RUN_BLOCKS: blocks in them (row fill_run_blocks)
@@ -271,8 +269,6 @@ struct l2arc_table {
  *	l2_rebuild_log_blks)
  * @L2ARC_STAT_L2_REBUILD_UNCLEAN: header in use: not shut cleanly (row
  *	l2_rebuild_unclean)
- * @L2ARC_STAT_L2_REBUILD_TIME_MS: the last rebuild took, ms (row
- *	l2_rebuild_time_ms)
  * @L2ARC_STAT_L2_REBUILD_SKIPPED: entries written or read meanwhile (row
  *	l2_rebuild_skipped)
  * @L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED: another origin or written (row
@@ -281,10 +277,14 @@ struct l2arc_table {
  *	origin_changed_drops)
  * @L2ARC_STAT_L2_SLOW_BYPASS: L2 hits read from the origin: slow (row
  *	l2_slow_bypass)
+ * @L2ARC_STAT_LOCK_CONTENDED: takings of arc.lock that found it held and
+ *	waited (row lock_contended)
  * @L2ARC_STAT_NR: the number of counters
  *
  * All count blocks (one per block a bio touches) unless the name says
- * bytes, ns or ms.  Under arc.lock (lock.h).
+ * bytes.  Per CPU (struct l2arc_stats): l2arc_stat_add() from any
+ * context, with or without arc.lock; l2arc_stat_read() sums the CPUs.
+ * A reader that holds arc.lock sees every count made under it.
  */
 enum l2arc_stat {
 	L2ARC_STAT_HITS,
@@ -300,7 +300,6 @@ enum l2arc_stat {
 	L2ARC_STAT_MRU_GHOST_HITS,
 	L2ARC_STAT_MFU_HITS,
 	L2ARC_STAT_MFU_GHOST_HITS,
-	L2ARC_STAT_HASH_ELEMENTS_MAX,
 	L2ARC_STAT_PREDICTIVE_PREFETCH,
 	L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH,
 	L2ARC_STAT_MEMORY_THROTTLE,
@@ -330,7 +329,6 @@ enum l2arc_stat {
 	L2ARC_STAT_EVICT_L2_INELIGIBLE,
 	L2ARC_STAT_READS_AROUND_WRITES,
 	L2ARC_STAT_L2_WRITE_INVALIDATES,
-	L2ARC_STAT_LOCK_HOLD_MAX_NS,
 	L2ARC_STAT_READ_BIOS,
 	L2ARC_STAT_FILL_RUNS,
 	L2ARC_STAT_FILL_RUN_BLOCKS,
@@ -350,12 +348,39 @@ enum l2arc_stat {
 	L2ARC_STAT_L2_REBUILD_BUFS,
 	L2ARC_STAT_L2_REBUILD_LOG_BLKS,
 	L2ARC_STAT_L2_REBUILD_UNCLEAN,
-	L2ARC_STAT_L2_REBUILD_TIME_MS,
 	L2ARC_STAT_L2_REBUILD_SKIPPED,
 	L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED,
 	L2ARC_STAT_ORIGIN_CHANGED_DROPS,
 	L2ARC_STAT_L2_SLOW_BYPASS,
+	L2ARC_STAT_LOCK_CONTENDED,
 	L2ARC_STAT_NR,
+};
+
+/**
+ * struct l2arc_stats - one CPU's counters of a device
+ * @v: the counters, indexed by &enum l2arc_stat
+ */
+struct l2arc_stats {
+	u64 v[L2ARC_STAT_NR];
+};
+
+/**
+ * enum l2arc_gauge - values of a device that are set, not counted
+ * @L2ARC_GAUGE_HASH_ELEMENTS_MAX: most headers at once (row
+ *	hash_elements_max)
+ * @L2ARC_GAUGE_LOCK_HOLD_MAX_NS: longest bulk hold of arc.lock, ns (row
+ *	lock_hold_max_us)
+ * @L2ARC_GAUGE_L2_REBUILD_TIME_MS: the last rebuild took, ms (row
+ *	l2_rebuild_time_ms)
+ * @L2ARC_GAUGE_NR: the number of gauges
+ *
+ * Under arc.lock (lock.h).
+ */
+enum l2arc_gauge {
+	L2ARC_GAUGE_HASH_ELEMENTS_MAX,
+	L2ARC_GAUGE_LOCK_HOLD_MAX_NS,
+	L2ARC_GAUGE_L2_REBUILD_TIME_MS,
+	L2ARC_GAUGE_NR,
 };
 
 /* Header flags of the target (arc.h leaves ARC_F_TARGET1..4 to us). */
@@ -465,10 +490,11 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
  * @nr_blocks: blocks mapped by the target (ti->len / @block_sectors)
  * @c_max: this device's arc_max, in blocks
  * @c_min: this device's arc_min, in blocks, 16..@c_max
- * @arc: the ARC directory; @arc.lock also protects @stats, @zf,
+ * @arc: the ARC directory; @arc.lock also protects @gauge,
  *       @last_shrink and the l2_* fields
- * @stats: counters, see &enum l2arc_stat; under @arc.lock
- * @zf: the streams read-ahead follows (zfetch.h)
+ * @stats: counters per CPU, see &enum l2arc_stat (l2arc_stat_add())
+ * @gauge: values set, not counted, see &enum l2arc_gauge; under @arc.lock
+ * @zf: the streams read-ahead follows (zfetch.h; its own lock)
  * @last_shrink: jiffies of the shrinker's last scan
  * @arc_ready: @arc is initialised (for the dtr of a half-built target)
  * @shrinker: gives ARC memory back under pressure
@@ -501,7 +527,8 @@ struct l2arc_c {
 	u64 c_max;
 	u64 c_min;
 	struct arc arc;
-	u64 stats[L2ARC_STAT_NR];
+	struct l2arc_stats __percpu *stats;
+	u64 gauge[L2ARC_GAUGE_NR];
 	struct l2arc_zfetch zf;
 	unsigned long last_shrink;
 	bool arc_ready;
@@ -516,6 +543,54 @@ struct l2arc_c {
 	struct l2arc_persist persist;
 	struct l2arc_whatif *whatif;
 };
+
+/**
+ * l2arc_stat_add() - count @n in a device's counter @i
+ * @lc: the device
+ * @i: the counter
+ * @n: the amount (negative to take back a count)
+ *
+ * Context: any; this CPU's copy, no lock needed.
+ */
+static inline void l2arc_stat_add(struct l2arc_c *lc, enum l2arc_stat i,
+				  s64 n)
+{
+	this_cpu_add(lc->stats->v[i], n);
+}
+
+/**
+ * l2arc_stat_inc() - count one in a device's counter @i
+ * @lc: the device
+ * @i: the counter
+ *
+ * Context: any.
+ */
+static inline void l2arc_stat_inc(struct l2arc_c *lc, enum l2arc_stat i)
+{
+	this_cpu_inc(lc->stats->v[i]);
+}
+
+/**
+ * l2arc_stat_read() - a device's counter, summed over the CPUs
+ * @lc: the device
+ * @i: the counter
+ *
+ * Context: any.  Counts made under arc.lock are all seen by a caller that
+ * holds it; others may be seen in part.
+ * Return: the sum (wraps as an unsigned 64-bit counter).
+ */
+static inline u64 l2arc_stat_read(struct l2arc_c *lc, enum l2arc_stat i)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(lc->stats, cpu)->v[i];
+	return sum;
+}
+
+void l2arc_stat_read_all(struct l2arc_c *lc, u64 *v);
+void l2arc_stat_clear(struct l2arc_c *lc);
 
 #include "lock.h"
 

@@ -226,7 +226,7 @@ bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 	/* an older hand-off of the block, made stale by a write, still queued */
 	if ((hdr->flags & L2ARC_F_HANDOFF) ||
 	    (lc->feed.handoff_nr + 1) * bytes > max) {
-		lc->stats[L2ARC_STAT_L2_EVICT_MISSED]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_EVICT_MISSED);
 		return false;
 	}
 	l2arc_mark_writing(lc, hdr);
@@ -239,7 +239,7 @@ bool l2arc_handoff(struct l2arc_c *lc, struct arc_hdr *hdr,
 		lc->feed.handoff_head = buf;
 	lc->feed.handoff_tail = buf;
 	lc->feed.handoff_nr++;
-	lc->stats[L2ARC_STAT_L2_HANDOFFS]++;
+	l2arc_stat_inc(lc, L2ARC_STAT_L2_HANDOFFS);
 	if (!lc->feed.kicked && lc->feed.handoff_nr * bytes * 2 >= max)
 		l2arc_feed_kick(lc);
 	return true;
@@ -326,7 +326,7 @@ static unsigned long l2arc_handoff_free(struct l2arc_c *lc,
 	while (n < max && (buf = l2arc_handoff_pop(lc))) {
 		l2arc_handoff_forget(lc, buf);
 		if (missed)
-			lc->stats[L2ARC_STAT_L2_EVICT_MISSED]++;
+			l2arc_stat_inc(lc, L2ARC_STAT_L2_EVICT_MISSED);
 		n++;
 		l2arc_bulk_yield(lc, &h);
 	}
@@ -881,13 +881,13 @@ static u64 l2arc_feed_account(struct l2arc_c *lc, struct l2arc_feed_plan *p,
 	u64 wrote = 0;
 
 	l2arc_lock(lc);
-	lc->stats[L2ARC_STAT_L2_WRITES_SENT] += sent;
+	l2arc_stat_add(lc, L2ARC_STAT_L2_WRITES_SENT, sent);
 	if (ok) {
-		lc->stats[L2ARC_STAT_L2_WRITES_DONE] += sent;
-		lc->stats[L2ARC_STAT_L2_WRITE_BYTES] += (u64)n * bytes;
+		l2arc_stat_add(lc, L2ARC_STAT_L2_WRITES_DONE, sent);
+		l2arc_stat_add(lc, L2ARC_STAT_L2_WRITE_BYTES, (u64)n * bytes);
 		wrote = (u64)n * bytes;
 	} else {
-		lc->stats[L2ARC_STAT_L2_WRITES_ERROR] += sent;
+		l2arc_stat_add(lc, L2ARC_STAT_L2_WRITES_ERROR, sent);
 		l2arc_l2_error(lc);
 	}
 	/* a failed batch wore the device too, and used the window */
@@ -939,11 +939,11 @@ static u64 l2arc_feed_locked(struct l2arc_c *lc, bool message)
 
 	l2arc_lock(lc);
 	if (!w || l2arc_meta_over(lc)) {
-		lc->stats[L2ARC_STAT_L2_ABORT_LOWMEM]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_ABORT_LOWMEM);
 		l2arc_unlock(lc);
 		goto out;
 	}
-	lc->stats[L2ARC_STAT_L2_FEEDS]++;
+	l2arc_stat_inc(lc, L2ARC_STAT_L2_FEEDS);
 	lc->feed.kicked = false;
 	if (!message) {
 		lc->feed.last = jiffies;

@@ -118,17 +118,17 @@ static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data,
 		return;
 	}
 	if (hdr->flags & ARC_F_PREFETCH)
-		lc->stats[L2ARC_STAT_PREFETCH_EVICTED_UNUSED]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_PREFETCH_EVICTED_UNUSED);
 	if (hdr->flags & ARC_F_L2) {
-		lc->stats[L2ARC_STAT_EVICT_L2_CACHED] += bytes;
+		l2arc_stat_add(lc, L2ARC_STAT_EVICT_L2_CACHED, bytes);
 	} else if (lc->cache && !((hdr->flags & ARC_F_PREFETCH) &&
 				  l2arc_dev_param(&lc->tun,
 						  L2ARC_P_NOPREFETCH))) {
-		lc->stats[L2ARC_STAT_EVICT_L2_ELIGIBLE] += bytes;
+		l2arc_stat_add(lc, L2ARC_STAT_EVICT_L2_ELIGIBLE, bytes);
 		if (why == ARC_EVICT_ROOM && l2arc_handoff(lc, hdr, data))
 			return;
 	} else {
-		lc->stats[L2ARC_STAT_EVICT_L2_INELIGIBLE] += bytes;
+		l2arc_stat_add(lc, L2ARC_STAT_EVICT_L2_INELIGIBLE, bytes);
 	}
 	l2arc_buf_put(lc, data);
 }
@@ -316,15 +316,15 @@ static bool l2arc_run_l2_done(struct l2arc_c *lc, struct l2arc_run *run)
 			   hdr->l2_slot == run->l2_slot + i;
 
 		if (!f->bad) {
-			lc->stats[L2ARC_STAT_L2_READ_BYTES] += bytes;
+			l2arc_stat_add(lc, L2ARC_STAT_L2_READ_BYTES, bytes);
 			if (own)	/* a rebuilt copy read good: verified */
 				l2arc_slot(&lc->l2.ix, hdr->l2_slot)->word &=
 					~L2ARC_SLOT_UNVERIFIED;
 			continue;
 		}
 		retry = true;
-		lc->stats[run->status ? L2ARC_STAT_L2_IO_ERROR :
-					L2ARC_STAT_L2_CKSUM_BAD]++;
+		l2arc_stat_inc(lc, run->status ? L2ARC_STAT_L2_IO_ERROR :
+					       L2ARC_STAT_L2_CKSUM_BAD);
 		/*
 		 * a rebuilt copy never read good may be a slot written after
 		 * its log block (a feed, a crash): void it, no device error
@@ -366,7 +366,7 @@ static void l2arc_run_done(struct l2arc_c *lc, struct l2arc_run *run)
 		if (!hdr)	/* read over: nobody waits for it */
 			continue;
 		if (status)
-			lc->stats[L2ARC_STAT_ORIGIN_READ_ERRORS]++;
+			l2arc_stat_inc(lc, L2ARC_STAT_ORIGIN_READ_ERRORS);
 		if (hdr->data == f && (hdr->flags & ARC_F_IO_IN_PROGRESS)) {
 			if (!status) {
 				hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
@@ -379,7 +379,7 @@ static void l2arc_run_done(struct l2arc_c *lc, struct l2arc_run *run)
 							1);
 			}
 		} else if (f->detached) {
-			lc->stats[L2ARC_STAT_FILL_DISCARDED]++;
+			l2arc_stat_inc(lc, L2ARC_STAT_FILL_DISCARDED);
 		}
 		arc_hdr_unpin(&lc->arc, hdr);
 	}
@@ -510,11 +510,11 @@ static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 	}
 	if (lc->cache) {
 		if (from_l2) {
-			lc->stats[L2ARC_STAT_L2_HITS]++;
+			l2arc_stat_inc(lc, L2ARC_STAT_L2_HITS);
 		} else {
-			lc->stats[L2ARC_STAT_L2_MISSES]++;
+			l2arc_stat_inc(lc, L2ARC_STAT_L2_MISSES);
 			if (hdr->flags & L2ARC_F_L2_WRITING)
-				lc->stats[L2ARC_STAT_L2_RW_CLASH]++;
+				l2arc_stat_inc(lc, L2ARC_STAT_L2_RW_CLASH);
 		}
 	}
 	hdr->flags |= ARC_F_IO_IN_PROGRESS;
@@ -524,10 +524,13 @@ static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 
 /* ---- Mapping reads ---- */
 
-/* A read goes around the ARC, or a read-ahead is skipped, for lack of memory. */
+/*
+ * A read goes around the ARC, or a read-ahead is skipped, for lack of
+ * memory.  Any context, with or without arc.lock.
+ */
 static void l2arc_throttled(struct l2arc_c *lc)
 {
-	lc->stats[L2ARC_STAT_MEMORY_THROTTLE]++;
+	l2arc_stat_inc(lc, L2ARC_STAT_MEMORY_THROTTLE);
 	WRITE_ONCE(lc->iop.throttle_at, jiffies | 1);
 }
 
@@ -564,42 +567,43 @@ static void l2arc_grow(struct l2arc_c *lc)
 static void l2arc_count(struct l2arc_c *lc, int result, bool iohit,
 			bool prefetch)
 {
-	u64 *s = lc->stats;
-
 	l2arc_assert_locked(lc);
 	switch (result) {
 	case ARC_HIT_MRU:
 	case ARC_HIT_MFU:
-		s[result == ARC_HIT_MRU ? L2ARC_STAT_MRU_HITS :
-					  L2ARC_STAT_MFU_HITS]++;
+		l2arc_stat_inc(lc, result == ARC_HIT_MRU ?
+				   L2ARC_STAT_MRU_HITS : L2ARC_STAT_MFU_HITS);
 		if (iohit) {
-			s[L2ARC_STAT_IOHITS]++;
-			s[prefetch ? L2ARC_STAT_PREFETCH_DATA_IOHITS :
-				     L2ARC_STAT_DEMAND_DATA_IOHITS]++;
+			l2arc_stat_inc(lc, L2ARC_STAT_IOHITS);
+			l2arc_stat_inc(lc, prefetch ?
+				       L2ARC_STAT_PREFETCH_DATA_IOHITS :
+				       L2ARC_STAT_DEMAND_DATA_IOHITS);
 		} else {
-			s[L2ARC_STAT_HITS]++;
-			s[prefetch ? L2ARC_STAT_PREFETCH_DATA_HITS :
-				     L2ARC_STAT_DEMAND_DATA_HITS]++;
+			l2arc_stat_inc(lc, L2ARC_STAT_HITS);
+			l2arc_stat_inc(lc, prefetch ?
+				       L2ARC_STAT_PREFETCH_DATA_HITS :
+				       L2ARC_STAT_DEMAND_DATA_HITS);
 		}
 		return;
 	case ARC_GHOST_MRU:
-		s[L2ARC_STAT_MRU_GHOST_HITS]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_MRU_GHOST_HITS);
 		break;
 	case ARC_GHOST_MFU:
-		s[L2ARC_STAT_MFU_GHOST_HITS]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_MFU_GHOST_HITS);
 		break;
 	}
-	s[L2ARC_STAT_MISSES]++;
-	s[prefetch ? L2ARC_STAT_PREFETCH_DATA_MISSES :
-		     L2ARC_STAT_DEMAND_DATA_MISSES]++;
+	l2arc_stat_inc(lc, L2ARC_STAT_MISSES);
+	l2arc_stat_inc(lc, prefetch ? L2ARC_STAT_PREFETCH_DATA_MISSES :
+				      L2ARC_STAT_DEMAND_DATA_MISSES);
 }
 
 static void l2arc_note_hash_max(struct l2arc_c *lc)
 {
 	u64 n = arc_nr_hashed(&lc->arc);
 
-	if (n > lc->stats[L2ARC_STAT_HASH_ELEMENTS_MAX])
-		lc->stats[L2ARC_STAT_HASH_ELEMENTS_MAX] = n;
+	l2arc_assert_locked(lc);
+	if (n > lc->gauge[L2ARC_GAUGE_HASH_ELEMENTS_MAX])
+		lc->gauge[L2ARC_GAUGE_HASH_ELEMENTS_MAX] = n;
 }
 
 /* Can the block @b (its copy at @slot, or the origin) join @run? */
@@ -666,7 +670,7 @@ static bool l2arc_run_read_over(struct l2arc_c *lc, struct l2arc_run *run,
 	if (!buf)
 		return false;
 	run->f[run->nr++].buf = buf;
-	lc->stats[L2ARC_STAT_FILL_RUN_BRIDGED]++;
+	l2arc_stat_inc(lc, L2ARC_STAT_FILL_RUN_BRIDGED);
 	return true;
 }
 
@@ -680,7 +684,7 @@ static void l2arc_run_trim(struct l2arc_c *lc, struct l2arc_run *run)
 	while (run && !run->from_l2 && run->nr && !run->f[run->nr - 1].hdr) {
 		l2arc_buf_put(lc, run->f[--run->nr].buf);
 		run->f[run->nr].buf = NULL;
-		lc->stats[L2ARC_STAT_FILL_RUN_BRIDGED]--;
+		l2arc_stat_add(lc, L2ARC_STAT_FILL_RUN_BRIDGED, -1);
 	}
 }
 
@@ -718,7 +722,8 @@ static struct l2arc_run *l2arc_run_new(struct l2arc_c *lc, unsigned int max,
 	atomic_inc(&lc->iop.fills_inflight);
 	**tail = run;
 	*tail = &run->next;
-	lc->stats[from_l2 ? L2ARC_STAT_L2_READ_RUNS : L2ARC_STAT_FILL_RUNS]++;
+	l2arc_stat_inc(lc, from_l2 ? L2ARC_STAT_L2_READ_RUNS :
+				     L2ARC_STAT_FILL_RUNS);
 	return run;
 }
 
@@ -812,7 +817,7 @@ static bool l2arc_map_skip(struct l2arc_map *m, u64 b, struct arc_hdr *hdr,
 	}
 	if (l2arc_wr_overlaps(lc, b, b)) {
 		/* a write is in flight: read ahead later, if at all */
-		lc->stats[L2ARC_STAT_READS_AROUND_WRITES]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_READS_AROUND_WRITES);
 		return true;
 	}
 	return false;
@@ -864,7 +869,7 @@ static void l2arc_map_hit(struct l2arc_map *m, struct l2arc_wait *w,
 
 	l2arc_count(lc, r, iohit, false);
 	if (was_prefetch)
-		lc->stats[L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH);
 	if (iohit) {
 		f = l2arc_hdr_fill(hdr);
 		w->next = f->waiters;
@@ -885,13 +890,13 @@ static void l2arc_map_miss(struct l2arc_map *m, struct l2arc_wait *w,
 
 	l2arc_count(lc, r, false, m->prefetch);
 	if (m->prefetch)
-		lc->stats[L2ARC_STAT_PREDICTIVE_PREFETCH]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_PREDICTIVE_PREFETCH);
 	else
 		l2arc_grow(lc);
 	f = &m->run->f[m->run->nr++];
 	l2arc_fill_attach(lc, f, hdr, x->buf, x->from_l2);
-	lc->stats[x->from_l2 ? L2ARC_STAT_L2_READ_RUN_BLOCKS :
-			       L2ARC_STAT_FILL_RUN_BLOCKS]++;
+	l2arc_stat_inc(lc, x->from_l2 ? L2ARC_STAT_L2_READ_RUN_BLOCKS :
+					L2ARC_STAT_FILL_RUN_BLOCKS);
 	if (w) {
 		w->next = NULL;
 		f->waiters = w;
@@ -1010,10 +1015,8 @@ static void l2arc_zfetch(struct l2arc_c *lc, u64 first, u64 last)
 	max_dist = clamp_t(u64, max_dist, 1,
 			   max_t(u64, 1, READ_ONCE(lc->arc.c) / 8));
 
-	l2arc_lock(lc);
 	ahead = l2arc_zfetch_access(&lc->zf, first, last, max_dist,
 				    lc->nr_blocks, &from, &to);
-	l2arc_unlock(lc);
 	if (ahead)
 		l2arc_prefetch_range(lc, from, to - 1);
 }
@@ -1052,9 +1055,7 @@ static unsigned int l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
 					   start);
 	}
 	if (!io->waits) {
-		l2arc_lock(lc);
 		l2arc_throttled(lc);
-		l2arc_unlock(lc);
 		return 0;
 	}
 	memset(io->waits, 0, nr * sizeof(*io->waits));
@@ -1081,7 +1082,7 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 		return DM_MAPIO_REMAPPED;
 
 	l2arc_lock(lc);
-	lc->stats[L2ARC_STAT_READ_BIOS]++;
+	l2arc_stat_inc(lc, L2ARC_STAT_READ_BIOS);
 	if (l2arc_wr_overlaps(lc, first, last)) {
 		/*
 		 * A write of one of the blocks is in flight: no fill may
@@ -1089,7 +1090,7 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 		 * handed to reads issued after the write completed), and
 		 * the cached copy is being dropped.  Read around the ARC.
 		 */
-		lc->stats[L2ARC_STAT_READS_AROUND_WRITES] += nr;
+		l2arc_stat_add(lc, L2ARC_STAT_READS_AROUND_WRITES, nr);
 		l2arc_unlock(lc);
 		goto around;
 	}

@@ -337,11 +337,11 @@ bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot)
 	if (READ_ONCE(lc->l2.failed))
 		return false;
 	if (slot >= lc->l2.region_start && slot < lc->l2.region_end) {
-		lc->stats[L2ARC_STAT_L2_EVICT_READING]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_EVICT_READING);
 		return false;
 	}
 	if (l2arc_l2_slow(lc) && ++lc->l2.slow_seq % L2ARC_SLOW_PROBE) {
-		lc->stats[L2ARC_STAT_L2_SLOW_BYPASS]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_SLOW_BYPASS);
 		return false;
 	}
 	return true;
@@ -378,7 +378,7 @@ void l2arc_evict_slot(struct l2arc_c *lc, u64 slot)
 
 	l2arc_assert_locked(lc);
 	if (sl->word & L2ARC_SLOT_INDEXED) {
-		lc->stats[L2ARC_STAT_L2_EVICT_AHEAD]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_EVICT_AHEAD);
 		l2arc_index_drop(lc, slot);
 		return;
 	}
@@ -387,8 +387,8 @@ void l2arc_evict_slot(struct l2arc_c *lc, u64 slot)
 	hdr = l2arc_slot_hdr(lc, slot);
 	if (hdr) {
 		if (hdr->state == ARC_MRU || hdr->state == ARC_MFU)
-			lc->stats[L2ARC_STAT_L2_EVICT_L1CACHED]++;
-		lc->stats[L2ARC_STAT_L2_EVICT_AHEAD]++;
+			l2arc_stat_inc(lc, L2ARC_STAT_L2_EVICT_L1CACHED);
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_EVICT_AHEAD);
 	}
 	if (hdr && (hdr->flags & ARC_F_L2))
 		arc_hdr_clear_l2(&lc->arc, hdr);
@@ -468,7 +468,7 @@ u64 l2arc_region_claim(struct l2arc_c *lc, unsigned int n)
 	lc->l2.region_start = start;
 	lc->l2.region_end = start + n;
 	busy = l2arc_region_reads(lc);
-	lc->stats[L2ARC_STAT_L2_EVICT_READING] += busy;
+	l2arc_stat_add(lc, L2ARC_STAT_L2_EVICT_READING, busy);
 	l2arc_unlock(lc);
 
 	if (busy)

@@ -39,7 +39,7 @@
 void l2arc_bulk_lock(struct l2arc_c *lc, struct l2arc_hold *h)
 	__acquires(&lc->arc.lock)
 {
-	spin_lock_bh(&lc->arc.lock);
+	l2arc_lock(lc);
 	h->t0 = ktime_get_ns();
 	h->n = 0;
 }
@@ -59,8 +59,8 @@ void l2arc_bulk_unlock(struct l2arc_c *lc, struct l2arc_hold *h)
 	u64 held = ktime_get_ns() - h->t0;
 
 	l2arc_assert_locked(lc);
-	if (held > lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS])
-		lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS] = held;
+	if (held > lc->gauge[L2ARC_GAUGE_LOCK_HOLD_MAX_NS])
+		lc->gauge[L2ARC_GAUGE_LOCK_HOLD_MAX_NS] = held;
 	spin_unlock_bh(&lc->arc.lock);
 }
 

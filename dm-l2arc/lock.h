@@ -17,11 +17,17 @@
  * l2arc_lock() - take the device lock (arc.lock), BHs off
  * @lc: the device
  *
+ * A taking that finds the lock held counts one in the lock_contended row
+ * before it waits (%L2ARC_STAT_LOCK_CONTENDED).
+ *
  * Context: process or softirq context, not hard IRQ; not held already.
  */
 static inline void l2arc_lock(struct l2arc_c *lc)
 	__acquires(&lc->arc.lock)
 {
+	if (likely(spin_trylock_bh(&lc->arc.lock)))
+		return;
+	l2arc_stat_inc(lc, L2ARC_STAT_LOCK_CONTENDED);
 	spin_lock_bh(&lc->arc.lock);
 }
 

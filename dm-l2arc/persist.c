@@ -606,7 +606,7 @@ int l2arc_log_write_dirty(struct l2arc_c *lc)
 			bitmap_set(lc->persist.log_dirty, first, n);
 			l2arc_l2_error(lc);
 		} else {
-			lc->stats[L2ARC_STAT_L2_LOG_BLK_WRITES] += n;
+			l2arc_stat_add(lc, L2ARC_STAT_L2_LOG_BLK_WRITES, n);
 		}
 		l2arc_unlock(lc);
 	}
@@ -740,7 +740,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		return;	/* not written since the device was formatted */
 	case L2ARC_LB_BAD_CKSUM:
 		l2arc_lock(lc);
-		lc->stats[L2ARC_STAT_L2_REBUILD_CKSUM_LB_ERRORS]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_CKSUM_LB_ERRORS);
 		__set_bit(i, lc->persist.log_dirty);
 		l2arc_unlock(lc);
 		return;
@@ -751,7 +751,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		return;
 
 	l2arc_lock(lc);
-	lc->stats[L2ARC_STAT_L2_REBUILD_LOG_BLKS]++;
+	l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_LOG_BLKS);
 	for (j = 0; j < L2ARC_LOG_ENTRIES; j++) {
 		struct l2arc_log_ent *e = &lb->ent[j];
 		u64 s = i * L2ARC_LOG_ENTRIES + j;
@@ -773,7 +773,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		 */
 		if (l2arc_rebuild_written(lc, ob) ||
 		    arc_lookup(&lc->arc, to_oblock(ob))) {
-			lc->stats[L2ARC_STAT_L2_REBUILD_SKIPPED]++;
+			l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_SKIPPED);
 			dirty = true;
 			continue;
 		}
@@ -786,7 +786,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		l2arc_slot(&lc->l2.ix, s)->word |= L2ARC_SLOT_UNVERIFIED;
 		lc->l2.blocks++;
 		lc->l2.class_blocks[l2arc_slot_class(cls)]++;
-		lc->stats[L2ARC_STAT_L2_REBUILD_BUFS]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_BUFS);
 	}
 	if (dirty)
 		__set_bit(i, lc->persist.log_dirty);
@@ -803,7 +803,6 @@ static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh,
 {
 	struct l2arc_dh_want want;
 	bool other_table;
-	u64 *st = lc->stats;
 	const char *why;
 
 	*origin = false;
@@ -815,37 +814,37 @@ static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh,
 	case L2ARC_DH_NONE:
 		return NULL;	/* not reached: checked by the caller */
 	case L2ARC_DH_BAD_CKSUM:
-		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_DH_ERRORS);
 		return "bad header checksum";
 	case L2ARC_DH_UNSUPPORTED:
-		st[L2ARC_STAT_L2_REBUILD_UNSUPPORTED]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_UNSUPPORTED);
 		return "unsupported format version";
 	case L2ARC_DH_INCOMPAT:
-		st[L2ARC_STAT_L2_REBUILD_UNSUPPORTED]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_UNSUPPORTED);
 		return "unsupported format feature";
 	case L2ARC_DH_GEOMETRY:
-		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_DH_ERRORS);
 		return "another block size or cache device size";
 	case L2ARC_DH_OTHER_ORIGIN:
-		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_DH_ERRORS);
 		return "another origin (device number or size) or target length";
 	case L2ARC_DH_OTHER_UID:
-		st[L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED);
 		*origin = true;
 		return "another disk (its unique id differs)";
 	}
 	why = l2arc_origin_moved(lc, le64_to_cpu(dh->owner), &other_table);
 	if (why && other_table) {
-		st[L2ARC_STAT_L2_REBUILD_DH_ERRORS]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_DH_ERRORS);
 		return "another table used the origin since this log was written";
 	}
 	if (why) {
-		st[L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED);
 		*origin = true;
 		return why;
 	}
 	if (le32_to_cpu(dh->state) != L2ARC_DH_CLEAN) {
-		st[L2ARC_STAT_L2_REBUILD_UNCLEAN]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_UNCLEAN);
 		return "not shut down cleanly (in use at a crash)";
 	}
 	return NULL;
@@ -932,7 +931,7 @@ static void l2arc_rebuild_logs(struct l2arc_c *lc)
 		if (l2arc_meta_io(lc, REQ_OP_READ, 1 + i, n,
 				  lc->persist.meta_buf)) {
 			l2arc_lock(lc);
-			lc->stats[L2ARC_STAT_L2_REBUILD_IO_ERRORS]++;
+			l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_IO_ERRORS);
 			bitmap_set(lc->persist.log_dirty, i, n);
 			l2arc_unlock(lc);
 			continue;
@@ -968,7 +967,7 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 
 	lockdep_assert_held(&lc->feed.mutex);
 	if (l2arc_meta_io(lc, REQ_OP_READ, 0, 1, dh)) {
-		lc->stats[L2ARC_STAT_L2_REBUILD_IO_ERRORS]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_IO_ERRORS);
 		why = "cannot read the header";
 		goto empty;
 	}
@@ -993,7 +992,7 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 		why = now == fp ? NULL :
 		      "its first or last MiB, or a fingerprint block, differs";
 	if (why) {
-		lc->stats[L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED);
 		origin = true;
 		goto empty;
 	}
@@ -1039,7 +1038,7 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 	unsigned int noio, sampled;
 	const char *why = NULL;
 	bool failed;
-	u64 t1;
+	u64 t1, ms;
 	int r;
 
 	lockdep_assert_held(&lc->feed.mutex);
@@ -1069,17 +1068,16 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 	lc->persist.rebuilding = false;
 	failed = READ_ONCE(lc->l2.failed);
 	if (why)
-		lc->stats[L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED);
 	else if (!failed)
-		lc->stats[L2ARC_STAT_L2_REBUILD_SUCCESS]++;
-	lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS] =
-		div_u64(ktime_get_ns() - lc->persist.rebuild_t0, NSEC_PER_MSEC);
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_SUCCESS);
+	ms = div_u64(ktime_get_ns() - lc->persist.rebuild_t0, NSEC_PER_MSEC);
+	lc->gauge[L2ARC_GAUGE_L2_REBUILD_TIME_MS] = ms;
 	l2arc_unlock(lc);
 	DMINFO("%s: L2ARC rebuilt: %llu blocks from %llu log blocks in %llu ms, %llu left out%s",
-	       lc->name, lc->stats[L2ARC_STAT_L2_REBUILD_BUFS],
-	       lc->stats[L2ARC_STAT_L2_REBUILD_LOG_BLKS],
-	       lc->stats[L2ARC_STAT_L2_REBUILD_TIME_MS],
-	       lc->stats[L2ARC_STAT_L2_REBUILD_SKIPPED],
+	       lc->name, l2arc_stat_read(lc, L2ARC_STAT_L2_REBUILD_BUFS),
+	       l2arc_stat_read(lc, L2ARC_STAT_L2_REBUILD_LOG_BLKS), ms,
+	       l2arc_stat_read(lc, L2ARC_STAT_L2_REBUILD_SKIPPED),
 	       failed ? "; stopped: cache device dropped" : "");
 }
 

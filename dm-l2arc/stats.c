@@ -77,6 +77,7 @@ enum l2arc_row {
 	R_L2_REBUILD_ORIGIN_CHANGED, R_ORIGIN_CHANGED_DROPS,
 	/* ours, again */
 	R_L2_SLOW_BYPASS, R_L2_READ_LATENCY_US, R_ORIGIN_READ_LATENCY_US,
+	R_LOCK_CONTENDED,
 	R_NR,
 };
 
@@ -190,6 +191,7 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_L2_SLOW_BYPASS] = "l2_slow_bypass",
 	[R_L2_READ_LATENCY_US] = "l2_read_latency_us",
 	[R_ORIGIN_READ_LATENCY_US] = "origin_read_latency_us",
+	[R_LOCK_CONTENDED] = "lock_contended",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -210,7 +212,6 @@ static const struct {
 	{ R_MRU_GHOST_HITS, L2ARC_STAT_MRU_GHOST_HITS },
 	{ R_MFU_HITS, L2ARC_STAT_MFU_HITS },
 	{ R_MFU_GHOST_HITS, L2ARC_STAT_MFU_GHOST_HITS },
-	{ R_HASH_ELEMENTS_MAX, L2ARC_STAT_HASH_ELEMENTS_MAX },
 	{ R_PREDICTIVE_PREFETCH, L2ARC_STAT_PREDICTIVE_PREFETCH },
 	{ R_DEMAND_HIT_PREDICTIVE_PREFETCH,
 	  L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH },
@@ -260,11 +261,11 @@ static const struct {
 	{ R_L2_REBUILD_BUFS, L2ARC_STAT_L2_REBUILD_BUFS },
 	{ R_L2_REBUILD_LOG_BLKS, L2ARC_STAT_L2_REBUILD_LOG_BLKS },
 	{ R_L2_REBUILD_UNCLEAN, L2ARC_STAT_L2_REBUILD_UNCLEAN },
-	{ R_L2_REBUILD_TIME_MS, L2ARC_STAT_L2_REBUILD_TIME_MS },
 	{ R_L2_REBUILD_SKIPPED, L2ARC_STAT_L2_REBUILD_SKIPPED },
 	{ R_L2_REBUILD_ORIGIN_CHANGED, L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED },
 	{ R_ORIGIN_CHANGED_DROPS, L2ARC_STAT_ORIGIN_CHANGED_DROPS },
 	{ R_L2_SLOW_BYPASS, L2ARC_STAT_L2_SLOW_BYPASS },
+	{ R_LOCK_CONTENDED, L2ARC_STAT_LOCK_CONTENDED },
 };
 
 static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */
@@ -273,6 +274,45 @@ static struct proc_dir_entry *l2arc_proc_root;
 static int l2arc_next_kid;
 
 static u64 l2arc_sum_crtime;	/* creation of /proc/dm-l2arc/arcstats */
+
+/**
+ * l2arc_stat_read_all() - all of a device's counters, summed over the CPUs
+ * @lc: the device
+ * @v: %L2ARC_STAT_NR values, indexed by &enum l2arc_stat
+ *
+ * Context: any; as l2arc_stat_read().
+ */
+void l2arc_stat_read_all(struct l2arc_c *lc, u64 *v)
+{
+	unsigned int i;
+	int cpu;
+
+	memset(v, 0, L2ARC_STAT_NR * sizeof(*v));
+	for_each_possible_cpu(cpu) {
+		const struct l2arc_stats *s = per_cpu_ptr(lc->stats, cpu);
+
+		for (i = 0; i < L2ARC_STAT_NR; i++)
+			v[i] += s->v[i];
+	}
+}
+
+/**
+ * l2arc_stat_clear() - zero a device's counters and gauges (clear_stats)
+ * @lc: the device
+ *
+ * A count made meanwhile without arc.lock may survive or be lost.
+ *
+ * Context: arc.lock held.
+ */
+void l2arc_stat_clear(struct l2arc_c *lc)
+{
+	int cpu;
+
+	l2arc_assert_locked(lc);
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(lc->stats, cpu), 0, sizeof(struct l2arc_stats));
+	memset(lc->gauge, 0, sizeof(lc->gauge));
+}
 
 /**
  * l2arc_stats_snapshot() - one device's arcstats rows, consistently
@@ -292,7 +332,10 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	memset(vals, 0, R_NR * sizeof(*vals));
 	l2arc_lock(lc);
 	for (i = 0; i < ARRAY_SIZE(l2arc_row_stat); i++)
-		vals[l2arc_row_stat[i].row] = lc->stats[l2arc_row_stat[i].stat];
+		vals[l2arc_row_stat[i].row] =
+			l2arc_stat_read(lc, l2arc_row_stat[i].stat);
+	vals[R_HASH_ELEMENTS_MAX] = lc->gauge[L2ARC_GAUGE_HASH_ELEMENTS_MAX];
+	vals[R_L2_REBUILD_TIME_MS] = lc->gauge[L2ARC_GAUGE_L2_REBUILD_TIME_MS];
 	t1 = arc_list_size(arc, ARC_T1);
 	t2 = arc_list_size(arc, ARC_T2);
 	b1 = arc_list_size(arc, ARC_B1);
@@ -312,7 +355,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_L2_WRITE_RATE] = l2arc_write_rate(lc);
 	vals[R_L2_WRITE_BYTES_24H] = l2arc_wear_24h(lc);
 	vals[R_LOCK_HOLD_MAX_US] =
-		div_u64(lc->stats[L2ARC_STAT_LOCK_HOLD_MAX_NS], NSEC_PER_USEC);
+		div_u64(lc->gauge[L2ARC_GAUGE_LOCK_HOLD_MAX_NS], NSEC_PER_USEC);
 	l2arc_unlock(lc);
 
 	vals[R_HASH_ELEMENTS] = hashed;
@@ -396,7 +439,7 @@ static int l2arc_sum_arcstats_show(struct seq_file *m, void *v)
 	u64 *vals, *sum;
 	unsigned int i;
 
-	/* 2 x 109 rows: off the stack (over 2 KiB with KASAN's redzones) */
+	/* 2 x 110 rows: off the stack (over 2 KiB with KASAN's redzones) */
 	vals = kcalloc(2 * R_NR, sizeof(*vals), GFP_KERNEL);
 	if (!vals)
 		return -ENOMEM;

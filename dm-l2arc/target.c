@@ -128,7 +128,7 @@ static unsigned long l2arc_shrink_scan(struct shrinker *s,
 		if (arc_c(&lc->arc) > target)
 			l2arc_bulk_relax(lc, &h);
 	}
-	lc->stats[L2ARC_STAT_SHRINKS] += blocks;
+	l2arc_stat_add(lc, L2ARC_STAT_SHRINKS, blocks);
 	lc->last_shrink = jiffies;
 	l2arc_bulk_unlock(lc, &h);
 	freed += l2arc_pool_shrink(&lc->pool, ULONG_MAX);
@@ -163,6 +163,7 @@ static void l2arc_dtr(struct dm_target *ti)
 		dm_put_device(ti, lc->origin);
 	l2arc_table_free(&lc->table);
 	l2arc_origin_claim_exit(lc);
+	free_percpu(lc->stats);
 	kvfree(lc);
 	ti->private = NULL;
 }
@@ -249,8 +250,14 @@ static struct l2arc_c *l2arc_ctx_new(struct dm_target *ti)
 	lc = kvzalloc(sizeof(*lc), GFP_KERNEL);
 	if (!lc)
 		return NULL;
+	lc->stats = alloc_percpu(struct l2arc_stats);
+	if (!lc->stats) {
+		kvfree(lc);
+		return NULL;
+	}
 	lc->ti = ti;
 	ti->private = lc;
+	l2arc_zfetch_init(&lc->zf);
 	INIT_LIST_HEAD(&lc->kstat.node);
 	mutex_init(&lc->feed.mutex);
 	l2arc_iopath_init(lc);
@@ -392,7 +399,7 @@ static void l2arc_origin_moved_drop(struct l2arc_c *lc, const char *why)
 		l2arc_handoff_drop(lc);
 	l2arc_invalidate_all(lc);
 	l2arc_lock(lc);
-	lc->stats[L2ARC_STAT_ORIGIN_CHANGED_DROPS]++;
+	l2arc_stat_inc(lc, L2ARC_STAT_ORIGIN_CHANGED_DROPS);
 	l2arc_unlock(lc);
 	l2arc_persist_forget(lc);
 }
@@ -468,7 +475,7 @@ static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 	int id;
 
 	l2arc_lock(lc);
-	memcpy(v, lc->stats, sizeof(v));
+	l2arc_stat_read_all(lc, v);
 	t1 = arc_list_size(&lc->arc, ARC_T1);
 	t2 = arc_list_size(&lc->arc, ARC_T2);
 	b1 = arc_list_size(&lc->arc, ARC_B1);
@@ -711,7 +718,7 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 
 	if (argc == 1 && !strcmp(argv[0], "clear_stats")) {
 		l2arc_lock(lc);
-		memset(lc->stats, 0, sizeof(lc->stats));
+		l2arc_stat_clear(lc);
 		atomic64_set(&lc->iop.runs_deferred, 0);
 		lc->kstat.deleted_base = arc_evicted(&lc->arc);
 		lc->l2.errors = 0;	/* counts towards l2arc_max_errors anew */

@@ -114,7 +114,7 @@ static unsigned int l2arc_invalidate_hdr(struct l2arc_c *lc,
 	if (resident && (hdr->flags & ARC_F_IO_IN_PROGRESS))
 		l2arc_hdr_fill(hdr)->detached = true;
 	if (hdr->flags & ARC_F_L2)
-		lc->stats[L2ARC_STAT_L2_WRITE_INVALIDATES]++;
+		l2arc_stat_inc(lc, L2ARC_STAT_L2_WRITE_INVALIDATES);
 	hdr->flags &= ~L2ARC_F_L2_WRITING;
 	arc_invalidate(&lc->arc, hdr);
 	return resident;
@@ -134,7 +134,7 @@ static const struct {
 static void l2arc_invalidate_slot(struct l2arc_c *lc, u64 slot)
 {
 	l2arc_assert_locked(lc);
-	lc->stats[L2ARC_STAT_L2_WRITE_INVALIDATES]++;
+	l2arc_stat_inc(lc, L2ARC_STAT_L2_WRITE_INVALIDATES);
 	l2arc_index_drop(lc, slot);
 }
 
@@ -269,7 +269,7 @@ void l2arc_write_begin(struct l2arc_c *lc, struct bio *bio,
 	if (unlikely(lc->persist.rebuilding))
 		l2arc_rebuild_note_write(lc, io->wr.start, io->wr.last);
 	dropped = l2arc_invalidate_range(lc, &h, io->wr.start, nr);
-	lc->stats[L2ARC_STAT_WRITES] += nr;
-	lc->stats[L2ARC_STAT_WRITE_INVALIDATES] += dropped;
+	l2arc_stat_add(lc, L2ARC_STAT_WRITES, nr);
+	l2arc_stat_add(lc, L2ARC_STAT_WRITE_INVALIDATES, dropped);
 	l2arc_bulk_unlock(lc, &h);
 }

@@ -16,14 +16,27 @@
  * starts a new one in the place of the least recently used stream; the
  * next sequential read confirms it.  Read-ahead itself (the fills, their
  * prefetch flag, l2arc_noprefetch) is the bio path's (io.c): this file
- * only decides the range, and calls nothing.
+ * only decides the range, and calls nothing.  The streams have a lock of
+ * their own, so a read's stream check does not wait for the device lock.
  */
 
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
+#include <linux/spinlock.h>
 #include <linux/typecheck.h>
 
 #include "zfetch.h"
+
+/**
+ * l2arc_zfetch_init() - a device's streams, none followed yet
+ * @zf: the streams, zeroed (the ctr's kvzalloc())
+ *
+ * Context: the ctr, before any read.
+ */
+void l2arc_zfetch_init(struct l2arc_zfetch *zf)
+{
+	spin_lock_init(&zf->lock);
+}
 
 /**
  * l2arc_zfetch_access() - follow a demand read; what to read ahead of it
@@ -35,8 +48,10 @@
  * @from: set to the first block to read ahead
  * @to: set to the block after the last one to read ahead
  *
- * Context: the device lock held (it guards @zf); any context that may
- * take it; does not sleep.
+ * Takes @zf->lock (BHs off) for the streams; the device lock is not
+ * needed, so a read's stream check does not wait behind the ARC.
+ *
+ * Context: process or softirq context; does not sleep.
  * Return: true when [*@from, *@to) is a range to read ahead.
  */
 bool l2arc_zfetch_access(struct l2arc_zfetch *zf, u64 first, u64 last,
@@ -44,10 +59,12 @@ bool l2arc_zfetch_access(struct l2arc_zfetch *zf, u64 first, u64 last,
 {
 	struct l2arc_stream *s, *oldest = &zf->streams[0];
 	u64 nr = last - first + 1;
+	bool ahead;
 	int i;
 
 	*from = 0;
 	*to = 0;
+	spin_lock_bh(&zf->lock);
 	for (i = 0; i < L2ARC_ZFETCH_STREAMS; i++) {
 		s = &zf->streams[i];
 		if (s->next == first && s->last_used)
@@ -70,5 +87,7 @@ bool l2arc_zfetch_access(struct l2arc_zfetch *zf, u64 first, u64 last,
 			s->pf_end = *to;
 	}
 	s->last_used = jiffies | 1;
-	return *from < *to;
+	ahead = *from < *to;
+	spin_unlock_bh(&zf->lock);
+	return ahead;
 }

@@ -5,6 +5,7 @@
 #ifndef DM_L2ARC_ZFETCH_H
 #define DM_L2ARC_ZFETCH_H
 
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 /* Streams the prefetcher follows at once, per device. */
@@ -27,14 +28,16 @@ struct l2arc_stream {
 
 /**
  * struct l2arc_zfetch - the streams a device's read-ahead follows
+ * @lock: protects @streams; a leaf lock, taken by l2arc_zfetch_access()
+ *	alone (as ZFS's zf_lock), never with arc.lock held or inside it
  * @streams: %L2ARC_ZFETCH_STREAMS streams, zeroed at the ctr
- *
- * Locking: under the device lock (arc.lock), taken by the caller.
  */
 struct l2arc_zfetch {
+	spinlock_t lock;	/* protects @streams */
 	struct l2arc_stream streams[L2ARC_ZFETCH_STREAMS];
 };
 
+void l2arc_zfetch_init(struct l2arc_zfetch *zf);
 bool l2arc_zfetch_access(struct l2arc_zfetch *zf, u64 first, u64 last,
 			 u64 max_dist, u64 nr_blocks, u64 *from, u64 *to);
 
