@@ -730,9 +730,8 @@ static struct l2arc_run *l2arc_run_new(struct l2arc_c *lc, unsigned int max,
 /**
  * struct l2arc_map - one pass of l2arc_map_blocks() over a read's blocks
  * @lc: the device
- * @io: the demand read, or NULL for read-ahead
- * @bio: @io's bio, or NULL
- * @it: where the next block's part of @bio starts
+ * @io: the demand read (its waits set by l2arc_map_parts()), or NULL for
+ *	read-ahead
  * @run: the run the last miss joined, or NULL
  * @tail: where the next new run is linked (the end of the caller's list)
  * @max_run: blocks a run may take, at most L2ARC_RUN_MAX_BLOCKS
@@ -743,8 +742,6 @@ static struct l2arc_run *l2arc_run_new(struct l2arc_c *lc, unsigned int max,
 struct l2arc_map {
 	struct l2arc_c *lc;
 	struct l2arc_io *io;
-	struct bio *bio;
-	struct bvec_iter it;
 	struct l2arc_run *run;
 	struct l2arc_run **tail;
 	unsigned int max_run;
@@ -768,24 +765,27 @@ struct l2arc_miss {
 };
 
 /*
- * Step "part": the demand read's wait for block @b: which part of the bio
- * it is, in one walk of the bio.
+ * The waits of the demand read @io for blocks [@first, @last]: which part
+ * of the bio each block is, in one walk of the bio.  Before arc.lock is
+ * taken: nothing here is shared.
  */
-static struct l2arc_wait *l2arc_map_part(struct l2arc_map *m, u64 b,
-					 u64 first)
+static void l2arc_map_parts(struct l2arc_c *lc, struct l2arc_io *io,
+			    u64 first, u64 last)
 {
-	struct l2arc_wait *w;
-	sector_t s, e;
+	struct bio *bio = l2arc_io_bio(io);
+	struct bvec_iter it = bio->bi_iter;
+	u64 b;
 
-	if (!m->io)
-		return NULL;
-	w = &m->io->waits[b - first];
-	l2arc_io_part(m->lc, m->io, b, &s, &e);
-	w->io = m->io;
-	w->block = b;
-	w->iter = m->it;
-	bio_advance_iter(m->bio, &m->it, (e - s) << SECTOR_SHIFT);
-	return w;
+	for (b = first; b <= last; b++) {
+		struct l2arc_wait *w = &io->waits[b - first];
+		sector_t s, e;
+
+		l2arc_io_part(lc, io, b, &s, &e);
+		w->io = io;
+		w->block = b;
+		w->iter = it;
+		bio_advance_iter(bio, &it, (e - s) << SECTOR_SHIFT);
+	}
 }
 
 /*
@@ -920,19 +920,17 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 {
 	struct l2arc_map m = {
 		.lc = lc, .io = io, .tail = runs, .last = last,
-		.bio = io ? l2arc_io_bio(io) : NULL, .prefetch = !io,
+		.prefetch = !io,
 		.max_run = min_t(unsigned int, L2ARC_RUN_MAX_BLOCKS,
 				 BIO_MAX_VECS / lc->block_pages),
 	};
 	u64 b;
 
 	l2arc_assert_locked(lc);
-	if (m.bio)
-		m.it = m.bio->bi_iter;
 	while (*m.tail)
 		m.tail = &(*m.tail)->next;
 	for (b = first; b <= last; b++) {
-		struct l2arc_wait *w = l2arc_map_part(&m, b, first);
+		struct l2arc_wait *w = io ? &io->waits[b - first] : NULL;
 		struct arc_hdr *hdr = arc_lookup(&lc->arc, to_oblock(b));
 		bool resident = hdr && (hdr->state == ARC_MRU ||
 					hdr->state == ARC_MFU);
@@ -1080,9 +1078,10 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 	nr = l2arc_map_waits(lc, bio, io, start, &last);
 	if (!nr)
 		return DM_MAPIO_REMAPPED;
+	l2arc_map_parts(lc, io, first, last);
+	l2arc_stat_inc(lc, L2ARC_STAT_READ_BIOS);
 
 	l2arc_lock(lc);
-	l2arc_stat_inc(lc, L2ARC_STAT_READ_BIOS);
 	if (l2arc_wr_overlaps(lc, first, last)) {
 		/*
 		 * A write of one of the blocks is in flight: no fill may
