@@ -283,8 +283,9 @@ struct l2arc_table {
  *
  * All count blocks (one per block a bio touches) unless the name says
  * bytes.  Per CPU (struct l2arc_stats): l2arc_stat_add() from any
- * context, with or without arc.lock; l2arc_stat_read() sums the CPUs.
- * A reader that holds arc.lock sees every count made under it.
+ * context, with or without arc.lock; l2arc_stat_read() sums the CPUs
+ * less the base that clear_stats set.  A reader that holds arc.lock sees
+ * every count made under it.
  */
 enum l2arc_stat {
 	L2ARC_STAT_HITS,
@@ -493,6 +494,8 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
  * @arc: the ARC directory; @arc.lock also protects @gauge,
  *       @last_shrink and the l2_* fields
  * @stats: counters per CPU, see &enum l2arc_stat (l2arc_stat_add())
+ * @stat_base: the sums of @stats at the last clear_stats, under @arc.lock
+ *	(written there, read without it: a reader may see a clear in part)
  * @gauge: values set, not counted, see &enum l2arc_gauge; under @arc.lock
  * @zf: the streams read-ahead follows (zfetch.h; its own lock)
  * @last_shrink: jiffies of the shrinker's last scan
@@ -528,6 +531,7 @@ struct l2arc_c {
 	u64 c_min;
 	struct arc arc;
 	struct l2arc_stats __percpu *stats;
+	u64 stat_base[L2ARC_STAT_NR];
 	u64 gauge[L2ARC_GAUGE_NR];
 	struct l2arc_zfetch zf;
 	unsigned long last_shrink;
@@ -571,13 +575,15 @@ static inline void l2arc_stat_inc(struct l2arc_c *lc, enum l2arc_stat i)
 }
 
 /**
- * l2arc_stat_read() - a device's counter, summed over the CPUs
+ * l2arc_stat_read() - a device's counter: the CPUs' sum since clear_stats
  * @lc: the device
  * @i: the counter
  *
  * Context: any.  Counts made under arc.lock are all seen by a caller that
  * holds it; others may be seen in part.
- * Return: the sum (wraps as an unsigned 64-bit counter).
+ * Return: the sum over every possible CPU less @lc->stat_base (arithmetic
+ * of unsigned 64-bit counters, so a count taken back on another CPU than
+ * the one that made it still sums right).
  */
 static inline u64 l2arc_stat_read(struct l2arc_c *lc, enum l2arc_stat i)
 {
@@ -586,7 +592,7 @@ static inline u64 l2arc_stat_read(struct l2arc_c *lc, enum l2arc_stat i)
 
 	for_each_possible_cpu(cpu)
 		sum += per_cpu_ptr(lc->stats, cpu)->v[i];
-	return sum;
+	return sum - READ_ONCE(lc->stat_base[i]);
 }
 
 void l2arc_stat_read_all(struct l2arc_c *lc, u64 *v);

@@ -8,10 +8,10 @@
  * One spinlock per device, arc.lock (the ARC's own lock, struct arc in
  * arc.h), guards the directory (headers, lists, hash table), the cache
  * device's slot table and index, the hand-off queue, the feed's cursors
- * and the statistics array.  It is taken with BHs off (bio completions
- * take it in softirq context), through l2arc_lock() and l2arc_unlock()
- * in lock.h; a function that needs it held says so with
- * l2arc_assert_locked(), which lockdep checks.
+ * and the gauges (the counters are per CPU and need no lock).  It is
+ * taken with BHs off (bio completions take it in softirq context),
+ * through l2arc_lock() and l2arc_unlock() in lock.h; a function that
+ * needs it held says so with l2arc_assert_locked(), which lockdep checks.
  *
  * Bulk work (a feed's scan, a walk that drops a whole list, the rebuild,
  * a resize) holds the lock across many entries.  It takes the lock with

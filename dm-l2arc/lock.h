@@ -18,16 +18,24 @@
  * @lc: the device
  *
  * A taking that finds the lock held counts one in the lock_contended row
- * before it waits (%L2ARC_STAT_LOCK_CONTENDED).
+ * before it waits (%L2ARC_STAT_LOCK_CONTENDED): a try-lock first, so the
+ * count is exact.  Under lockdep (CONFIG_PROVE_LOCKING), which records
+ * no lock order for a try-lock, a try-lock that succeeds is let go and
+ * the lock taken again, so that every taking is checked.
  *
  * Context: process or softirq context, not hard IRQ; not held already.
  */
 static inline void l2arc_lock(struct l2arc_c *lc)
 	__acquires(&lc->arc.lock)
 {
-	if (likely(spin_trylock_bh(&lc->arc.lock)))
+	bool free = spin_trylock_bh(&lc->arc.lock);
+
+	if (free && !IS_ENABLED(CONFIG_PROVE_LOCKING))
 		return;
-	l2arc_stat_inc(lc, L2ARC_STAT_LOCK_CONTENDED);
+	if (free)
+		spin_unlock_bh(&lc->arc.lock);
+	else
+		l2arc_stat_inc(lc, L2ARC_STAT_LOCK_CONTENDED);
 	spin_lock_bh(&lc->arc.lock);
 }
 

@@ -275,14 +275,8 @@ static int l2arc_next_kid;
 
 static u64 l2arc_sum_crtime;	/* creation of /proc/dm-l2arc/arcstats */
 
-/**
- * l2arc_stat_read_all() - all of a device's counters, summed over the CPUs
- * @lc: the device
- * @v: %L2ARC_STAT_NR values, indexed by &enum l2arc_stat
- *
- * Context: any; as l2arc_stat_read().
- */
-void l2arc_stat_read_all(struct l2arc_c *lc, u64 *v)
+/* The CPUs' sums of every counter, without the base. */
+static void l2arc_stat_sum_all(struct l2arc_c *lc, u64 *v)
 {
 	unsigned int i;
 	int cpu;
@@ -297,20 +291,41 @@ void l2arc_stat_read_all(struct l2arc_c *lc, u64 *v)
 }
 
 /**
+ * l2arc_stat_read_all() - all of a device's counters since clear_stats
+ * @lc: the device
+ * @v: %L2ARC_STAT_NR values, indexed by &enum l2arc_stat
+ *
+ * Context: any; as l2arc_stat_read().
+ */
+void l2arc_stat_read_all(struct l2arc_c *lc, u64 *v)
+{
+	unsigned int i;
+
+	l2arc_stat_sum_all(lc, v);
+	for (i = 0; i < L2ARC_STAT_NR; i++)
+		v[i] -= READ_ONCE(lc->stat_base[i]);
+}
+
+/**
  * l2arc_stat_clear() - zero a device's counters and gauges (clear_stats)
  * @lc: the device
  *
- * A count made meanwhile without arc.lock may survive or be lost.
+ * The counters start again from the CPUs' sums now (@lc->stat_base): no
+ * CPU's copy is written from another, so a count made meanwhile, under
+ * arc.lock or not, is never lost in part; one made without the lock as
+ * the sums are taken counts before the clear or after it.
  *
  * Context: arc.lock held.
  */
 void l2arc_stat_clear(struct l2arc_c *lc)
 {
-	int cpu;
+	u64 sum[L2ARC_STAT_NR];
+	unsigned int i;
 
 	l2arc_assert_locked(lc);
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(lc->stats, cpu), 0, sizeof(struct l2arc_stats));
+	l2arc_stat_sum_all(lc, sum);
+	for (i = 0; i < L2ARC_STAT_NR; i++)
+		WRITE_ONCE(lc->stat_base[i], sum[i]);
 	memset(lc->gauge, 0, sizeof(lc->gauge));
 }
 
@@ -326,14 +341,15 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	unsigned int shift = lc->block_shift + SECTOR_SHIFT;
 	struct arc *arc = &lc->arc;
 	u64 t1, t2, b1, b2, hashed, l2only, indexed, l2_blocks;
-	u64 l2_class[L2ARC_NR_CLASSES];
+	u64 l2_class[L2ARC_NR_CLASSES], counts[L2ARC_STAT_NR];
 	unsigned int i;
 
 	memset(vals, 0, R_NR * sizeof(*vals));
 	l2arc_lock(lc);
+	/* one pass over the CPUs, under the lock: the rows agree */
+	l2arc_stat_read_all(lc, counts);
 	for (i = 0; i < ARRAY_SIZE(l2arc_row_stat); i++)
-		vals[l2arc_row_stat[i].row] =
-			l2arc_stat_read(lc, l2arc_row_stat[i].stat);
+		vals[l2arc_row_stat[i].row] = counts[l2arc_row_stat[i].stat];
 	vals[R_HASH_ELEMENTS_MAX] = lc->gauge[L2ARC_GAUGE_HASH_ELEMENTS_MAX];
 	vals[R_L2_REBUILD_TIME_MS] = lc->gauge[L2ARC_GAUGE_L2_REBUILD_TIME_MS];
 	t1 = arc_list_size(arc, ARC_T1);

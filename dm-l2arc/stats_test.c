@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests for a device's counters (stats.c, dm-l2arc.h): counts on
- * this CPU, the sum over every possible CPU, and clear_stats zeroing the
- * counters of every CPU and the gauges.
+ * this CPU, the sum over every possible CPU, and clear_stats starting the
+ * counters of every CPU from zero (a base; no CPU's copy is written) and
+ * zeroing the gauges.
  */
 #include <kunit/test.h>
 #include <linux/percpu.h>
@@ -17,11 +18,11 @@ static int stats_test_init(struct kunit *test)
 	lc = kunit_kzalloc(test, sizeof(*lc), GFP_KERNEL);
 	if (!lc)
 		return -ENOMEM;
+	test->priv = lc;	/* the exit runs even when this fails */
 	lc->stats = alloc_percpu(struct l2arc_stats);
 	if (!lc->stats)
 		return -ENOMEM;
 	spin_lock_init(&lc->arc.lock);
-	test->priv = lc;
 	return 0;
 }
 
@@ -29,7 +30,8 @@ static void stats_test_exit(struct kunit *test)
 {
 	struct l2arc_c *lc = test->priv;
 
-	free_percpu(lc->stats);
+	if (lc)
+		free_percpu(lc->stats);
 }
 
 /* inc, add and a negative add (a count taken back) give exact values */
@@ -80,7 +82,7 @@ static void stats_test_sum_cpus(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], 0ULL);
 }
 
-/* clear_stats zeroes every CPU's counters and the gauges */
+/* clear_stats: every counter reads 0 after it, the gauges are 0 */
 static void stats_test_clear(struct kunit *test)
 {
 	struct l2arc_c *lc = test->priv;
@@ -103,8 +105,22 @@ static void stats_test_clear(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, v[i], 0ULL, "counter %u", i);
 	for (i = 0; i < L2ARC_GAUGE_NR; i++)
 		KUNIT_EXPECT_EQ_MSG(test, lc->gauge[i], 0ULL, "gauge %u", i);
+	/* no CPU's copy is written: the clear is a base */
+	for_each_possible_cpu(cpu)
+		KUNIT_EXPECT_EQ(test, per_cpu_ptr(lc->stats, cpu)->v[0], 1ULL);
+	/* counts after the clear, on any CPU, count from zero */
 	l2arc_stat_inc(lc, L2ARC_STAT_READ_BIOS);
-	KUNIT_EXPECT_EQ(test, l2arc_stat_read(lc, L2ARC_STAT_READ_BIOS), 1ULL);
+	cpu = cpumask_first(cpu_possible_mask);
+	per_cpu_ptr(lc->stats, cpu)->v[L2ARC_STAT_READ_BIOS] += 2;
+	KUNIT_EXPECT_EQ(test, l2arc_stat_read(lc, L2ARC_STAT_READ_BIOS), 3ULL);
+	l2arc_stat_read_all(lc, v);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_READ_BIOS], 3ULL);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], 0ULL);
+	/* a second clear */
+	spin_lock_bh(&lc->arc.lock);
+	l2arc_stat_clear(lc);
+	spin_unlock_bh(&lc->arc.lock);
+	KUNIT_EXPECT_EQ(test, l2arc_stat_read(lc, L2ARC_STAT_READ_BIOS), 0ULL);
 }
 
 static struct kunit_case stats_cases[] = {
