@@ -604,8 +604,8 @@ int arc_access_hdr(struct arc *arc, struct arc_hdr *hdr, unsigned int aflags)
  * Context: @arc->lock held, BHs or preemption disabled, IRQs enabled (see
  * arc.h).  Does not sleep.
  * Return: an &enum arc_result (>= 0) on success; -ENOMEM if a new header is
- * needed and *@spare is NULL; or an error of rhashtable_insert_fast() (e.g.
- * -ENOMEM, -EBUSY) with the directory unchanged.
+ * needed and *@spare is NULL; or an error of arc_insert() (e.g. -ENOMEM,
+ * -EBUSY) with the directory unchanged.
  */
 int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
 	       struct arc_hdr **spare, struct arc_hdr **hdrp)

@@ -135,9 +135,9 @@ static u64 cost_memcpy_ns(struct cost_ctx *ctx)
 /*
  * One access as the target does it for a block: a spare header made
  * outside the lock if none is left, then under the directory's lock the
- * lookup that sorts the block and the access on the header found, or the
- * insert of a new one (io.c's l2arc_map_blocks()), and the data hung on a
- * new header.
+ * lookup and the access on the header found or the insert of a new one
+ * (arc_access(), the same calls as io.c's l2arc_map_blocks()), and the
+ * data hung on a new header.
  */
 static int cost_access(struct cost_ctx *ctx, u64 b, struct arc_hdr **spare)
 {
@@ -149,11 +149,7 @@ static int cost_access(struct cost_ctx *ctx, u64 b, struct arc_hdr **spare)
 	if (!*spare)
 		return -ENOMEM;
 	spin_lock_bh(&ctx->arc.lock);
-	hdr = arc_lookup(&ctx->arc, to_oblock(b));
-	if (hdr)
-		r = arc_access_hdr(&ctx->arc, hdr, 0);
-	else
-		r = arc_insert(&ctx->arc, to_oblock(b), 0, spare, &hdr);
+	r = arc_access(&ctx->arc, to_oblock(b), 0, spare, &hdr);
 	if (r >= 0 && !hdr->data)
 		arc_hdr_set_data(&ctx->arc, hdr, COST_DATA);
 	spin_unlock_bh(&ctx->arc.lock);

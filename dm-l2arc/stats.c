@@ -275,21 +275,6 @@ static int l2arc_next_kid;
 
 static u64 l2arc_sum_crtime;	/* creation of /proc/dm-l2arc/arcstats */
 
-/* The CPUs' sums of every counter, without the base. */
-static void l2arc_stat_sum_all(struct l2arc_c *lc, u64 *v)
-{
-	unsigned int i;
-	int cpu;
-
-	memset(v, 0, L2ARC_STAT_NR * sizeof(*v));
-	for_each_possible_cpu(cpu) {
-		const struct l2arc_stats *s = per_cpu_ptr(lc->stats, cpu);
-
-		for (i = 0; i < L2ARC_STAT_NR; i++)
-			v[i] += s->v[i];
-	}
-}
-
 /**
  * l2arc_stat_read_all() - all of a device's counters since clear_stats
  * @lc: the device
@@ -301,16 +286,16 @@ void l2arc_stat_read_all(struct l2arc_c *lc, u64 *v)
 {
 	unsigned int i;
 
-	l2arc_stat_sum_all(lc, v);
 	for (i = 0; i < L2ARC_STAT_NR; i++)
-		v[i] -= READ_ONCE(lc->stat_base[i]);
+		v[i] = l2arc_stat_read(lc, i);
 }
 
 /**
  * l2arc_stat_clear() - zero a device's counters and gauges (clear_stats)
  * @lc: the device
  *
- * The counters start again from the CPUs' sums now (@lc->stat_base): no
+ * The counters start again from the CPUs' sums now: each one's base
+ * (@lc->stat_base, written only here) moves up by what it reads.  No
  * CPU's copy is written from another, so a count made meanwhile, under
  * arc.lock or not, is never lost in part; one made without the lock as
  * the sums are taken counts before the clear or after it.
@@ -319,13 +304,12 @@ void l2arc_stat_read_all(struct l2arc_c *lc, u64 *v)
  */
 void l2arc_stat_clear(struct l2arc_c *lc)
 {
-	u64 sum[L2ARC_STAT_NR];
 	unsigned int i;
 
 	l2arc_assert_locked(lc);
-	l2arc_stat_sum_all(lc, sum);
 	for (i = 0; i < L2ARC_STAT_NR; i++)
-		WRITE_ONCE(lc->stat_base[i], sum[i]);
+		WRITE_ONCE(lc->stat_base[i],
+			   lc->stat_base[i] + l2arc_stat_read(lc, i));
 	memset(lc->gauge, 0, sizeof(lc->gauge));
 }
 
