@@ -93,6 +93,20 @@
  *
  * Headers come from one kmem_cache shared by all directories, created by
  * arc_module_init() (reference counted, so the KUnit suite can call it too).
+ *
+ * Lookups without the lock
+ * ------------------------
+ * arc_lookup_rcu() finds a header under rcu_read_lock() alone (the target's
+ * hit path, io.c).  The header cache is SLAB_TYPESAFE_BY_RCU: a header
+ * freed meanwhile stays a header until the reader's grace period ends, but
+ * may be taken again at once for another block.  So a lock-free reader
+ * checks what it found against what it wanted after taking a reference to
+ * the data (the target's buffers carry their block number), and the
+ * fields it reads -- the table link, @oblock and @data -- are never
+ * zeroed under it: arc_hdr_alloc() leaves the link as it was (a reader
+ * standing on a reused header walks on to the end of some chain, which
+ * rhashtable's lookup detects and restarts), and @data is published with
+ * smp_store_release() and cleared with WRITE_ONCE().
  */
 
 #include <linux/hash.h>
@@ -132,8 +146,8 @@ int arc_module_init(void)
 	mutex_lock(&arc_hdr_cache_mutex);
 	if (!arc_hdr_cache_users) {
 		arc_hdr_cache = kmem_cache_create("dm_l2arc_hdr",
-						  sizeof(struct arc_hdr), 0, 0,
-						  NULL);
+						  sizeof(struct arc_hdr), 0,
+						  SLAB_TYPESAFE_BY_RCU, NULL);
 		if (!arc_hdr_cache)
 			r = -ENOMEM;
 	}
@@ -166,11 +180,28 @@ void arc_module_exit(void)
  *
  * Context: as @gfp allows; not under any directory's lock unless @gfp is
  * GFP_ATOMIC/GFP_NOWAIT.
- * Return: a zeroed header in state %ARC_NONE, or NULL.
+ * The table link (&arc_hdr.node) is left as the header's last use left it:
+ * a lock-free lookup may still be walking it (see "Lookups without the
+ * lock" in arc.c).
+ *
+ * Return: a header in state %ARC_NONE, every field but the link zero, or
+ * NULL.
  */
 struct arc_hdr *arc_hdr_alloc(gfp_t gfp)
 {
-	return kmem_cache_zalloc(arc_hdr_cache, gfp);
+	struct arc_hdr *hdr = kmem_cache_alloc(arc_hdr_cache, gfp);
+
+	BUILD_BUG_ON(offsetof(struct arc_hdr, node) != 0);
+	if (hdr) {
+		INIT_LIST_HEAD(&hdr->list);
+		WRITE_ONCE(hdr->oblock, to_oblock(U64_MAX));
+		WRITE_ONCE(hdr->data, NULL);
+		hdr->l2_slot = 0;
+		hdr->state = ARC_NONE;
+		hdr->flags = 0;
+		hdr->pins = 0;
+	}
+	return hdr;
 }
 
 /**
@@ -290,7 +321,7 @@ static void arc_evict_data(struct arc *arc, struct arc_hdr *hdr,
 
 	if (data) {
 		/* the target sees ARC_F_PREFETCH as it was */
-		hdr->data = NULL;
+		WRITE_ONCE(hdr->data, NULL);
 		arc->ops->evict_data(arc, hdr, data, why);
 	}
 	hdr->flags &= ~ARC_F_PREFETCH;
@@ -492,6 +523,27 @@ struct arc_hdr *arc_lookup(struct arc *arc, oblock_t oblock)
 	return rhashtable_lookup_fast(&arc->table, &oblock, arc_rht_params);
 }
 
+/**
+ * arc_lookup_rcu() - find a block's header without the directory's lock.
+ * @arc: the directory.
+ * @oblock: origin block.
+ *
+ * The header may leave the directory, be freed and be taken for another
+ * block at any time, even before this returns (see "Lookups without the
+ * lock" in arc.c): the caller reads only @oblock and @data of it, with
+ * READ_ONCE() or through the target's accessor, and checks what it takes
+ * against @oblock afterwards.  A header that is being moved in the table
+ * may be missed (NULL): the caller then takes the lock.
+ *
+ * Context: rcu_read_lock() held; any context.
+ * Return: a header that was hashed under @oblock during the call, or NULL.
+ */
+struct arc_hdr *arc_lookup_rcu(struct arc *arc, oblock_t oblock)
+{
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "lookup without RCU");
+	return rhashtable_lookup(&arc->table, &oblock, arc_rht_params);
+}
+
 /* x_t in T1 or T2. */
 static int arc_hit(struct arc *arc, struct arc_hdr *hdr, bool prefetch)
 {
@@ -654,8 +706,8 @@ int arc_insert(struct arc *arc, oblock_t oblock, unsigned int aflags,
 		return -ENOMEM;
 	if (WARN_ON(hdr->state != ARC_NONE))
 		return -EINVAL;
-	hdr->oblock = oblock;
-	hdr->data = NULL;
+	WRITE_ONCE(hdr->oblock, oblock);
+	WRITE_ONCE(hdr->data, NULL);
 	hdr->flags = 0;
 	hdr->pins = 0;
 	r = rhashtable_lookup_insert_fast(&arc->table, &hdr->node,
@@ -749,6 +801,9 @@ void arc_set_c(struct arc *arc, u64 c)
  *
  * The directory hands @data back through &arc_ops.evict_data when @hdr
  * leaves T1/T2.  The caller must have dropped any previous data itself.
+ * @data is published with release order: a reader that finds it with
+ * smp_load_acquire() (after arc_lookup_rcu()) sees what the caller wrote
+ * to it before this call.
  *
  * Context: @arc->lock held.
  */
@@ -757,7 +812,8 @@ void arc_hdr_set_data(struct arc *arc, struct arc_hdr *hdr, void *data)
 	lockdep_assert_held(&arc->lock);
 	if (WARN_ON(!arc_resident(hdr)))
 		return;
-	hdr->data = data;
+	/* pairs with the acquire of a lock-free reader (io.h) */
+	smp_store_release(&hdr->data, data);
 }
 
 /**

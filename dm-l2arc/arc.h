@@ -12,8 +12,9 @@
  * Locking: struct arc owns one spinlock, @arc->lock, that protects the four
  * lists, their counters, p, c, the hash table's contents and every field of
  * every header of that directory (state, flags, pins, data, L2 fields, links).  The
- * CALLER takes it around every call below except arc_init(), arc_exit() and
- * arc_table_bytes() (which reads the table under rcu_read_lock()),
+ * CALLER takes it around every call below except arc_init(), arc_exit(),
+ * arc_table_bytes() and arc_lookup_rcu() (which read the table under
+ * rcu_read_lock()),
  * and must not sleep while holding it.  The functions assert it with
  * lockdep_assert_held().
  *
@@ -143,7 +144,8 @@ enum arc_list_id {
  * @flags: ARC_F_* bits.
  * @pins: number of pins (arc_hdr_pin()); 0..U16_MAX.
  *
- * All fields are protected by the directory's lock.
+ * All fields are protected by the directory's lock; arc_lookup_rcu()'s
+ * callers read @oblock and @data without it (see arc.c).
  */
 struct arc_hdr {
 	struct rhash_head node;
@@ -272,6 +274,7 @@ void arc_exit(struct arc *arc);
 u64 arc_table_bytes(struct arc *arc);
 
 struct arc_hdr *arc_lookup(struct arc *arc, oblock_t oblock);
+struct arc_hdr *arc_lookup_rcu(struct arc *arc, oblock_t oblock);
 int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
 	       struct arc_hdr **spare, struct arc_hdr **hdrp);
 int arc_access_hdr(struct arc *arc, struct arc_hdr *hdr, unsigned int aflags);

@@ -141,6 +141,7 @@ struct l2arc_buf *l2arc_buf_alloc(struct l2arc_c *lc, gfp_t gfp)
 		return NULL;
 	refcount_set(&b->ref, 1);
 	b->nr = nr;
+	b->oblock = U64_MAX;
 	for (i = 0; i < nr; i++) {
 		b->pages[i] = l2arc_pool_get(&lc->pool, gfp);
 		if (!b->pages[i]) {
@@ -162,6 +163,20 @@ void l2arc_buf_get(struct l2arc_buf *b)
 }
 
 /**
+ * l2arc_buf_tryget() - take a reference to a buffer found without a lock
+ * @b: a buffer that was some header's data during the caller's RCU
+ *     read-side section
+ *
+ * Context: rcu_read_lock() held (the buffer's memory lives that long).
+ * Return: true with a reference taken; false if the last reference is
+ * gone (the buffer is being freed).
+ */
+bool l2arc_buf_tryget(struct l2arc_buf *b)
+{
+	return refcount_inc_not_zero(&b->ref);
+}
+
+/**
  * l2arc_buf_put() - drop a reference; the last gives the pages to the pool
  * @lc: the device
  * @b: the buffer
@@ -174,7 +189,7 @@ void l2arc_buf_put(struct l2arc_c *lc, struct l2arc_buf *b)
 		return;
 	for (i = 0; i < b->nr; i++)
 		l2arc_pool_put(&lc->pool, b->pages[i]);
-	kfree(b);
+	kfree_rcu(b, rcu);
 }
 
 /**

@@ -33,6 +33,7 @@
 #include "arc.h"
 #include "compat.h"
 #include "format.h"
+#include "hitlog.h"
 #include "l2index.h"
 #include "zfetch.h"
 
@@ -434,6 +435,12 @@ static inline unsigned int l2arc_slot_class(u64 slot_word)
  * @handoff_next: the next buffer of the hand-off queue (&l2arc_feed.handoff_head)
  * @handoff_hdr: the header of the block while the buffer is queued there
  *               (pinned, with %L2ARC_F_L2_WRITING)
+ * @oblock: the block whose data it holds, set once by the fill that reads
+ *          it (U64_MAX before): a lock-free hit checks it after taking its
+ *          reference (io.c, l2arc_map_hits())
+ * @rcu: the buffer's memory is freed after an RCU grace period, so that a
+ *       lock-free reader may try to take a reference (l2arc_buf_tryget())
+ *       to one that has just been freed
  * @pages: the pages, in order
  */
 struct l2arc_buf {
@@ -441,6 +448,8 @@ struct l2arc_buf {
 	u32 nr;
 	struct l2arc_buf *handoff_next;
 	struct arc_hdr *handoff_hdr;
+	u64 oblock;
+	struct rcu_head rcu;
 	struct page *pages[];
 };
 
@@ -494,6 +503,7 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
  * @arc: the ARC directory; @arc.lock also protects @gauge,
  *       @last_shrink and the l2_* fields
  * @stats: counters per CPU, see &enum l2arc_stat (l2arc_stat_add())
+ * @hitlog: ARC hits taken without @arc.lock, for its next holder (hitlog.c)
  * @stat_base: the sums of @stats at the last clear_stats, under @arc.lock
  *	(written there, read without it: a reader may see a clear in part)
  * @gauge: values set, not counted, see &enum l2arc_gauge; under @arc.lock
@@ -531,6 +541,7 @@ struct l2arc_c {
 	u64 c_min;
 	struct arc arc;
 	struct l2arc_stats __percpu *stats;
+	struct l2arc_hitlog hitlog;
 	u64 stat_base[L2ARC_STAT_NR];
 	u64 gauge[L2ARC_GAUGE_NR];
 	struct l2arc_zfetch zf;
@@ -654,6 +665,7 @@ void l2arc_pool_exit(struct l2arc_pool *p);
 unsigned int l2arc_pool_pages(struct l2arc_pool *p);
 struct l2arc_buf *l2arc_buf_alloc(struct l2arc_c *lc, gfp_t gfp);
 void l2arc_buf_get(struct l2arc_buf *b);
+bool l2arc_buf_tryget(struct l2arc_buf *b);
 void l2arc_buf_put(struct l2arc_c *lc, struct l2arc_buf *b);
 u32 l2arc_buf_cksum(struct l2arc_buf *b);
 void l2arc_buf_copy_to_bio(struct l2arc_buf *b, size_t boff, struct bio *bio,

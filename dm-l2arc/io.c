@@ -367,7 +367,8 @@ static void l2arc_run_done(struct l2arc_c *lc, struct l2arc_run *run)
 			continue;
 		if (status)
 			l2arc_stat_inc(lc, L2ARC_STAT_ORIGIN_READ_ERRORS);
-		if (hdr->data == f && (hdr->flags & ARC_F_IO_IN_PROGRESS)) {
+		if (hdr->data == l2arc_fill_data(f) &&
+		    (hdr->flags & ARC_F_IO_IN_PROGRESS)) {
 			if (!status) {
 				hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
 				l2arc_buf_get(f->buf);
@@ -517,8 +518,9 @@ static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 				l2arc_stat_inc(lc, L2ARC_STAT_L2_RW_CLASH);
 		}
 	}
+	buf->oblock = from_oblock(hdr->oblock);
 	hdr->flags |= ARC_F_IO_IN_PROGRESS;
-	arc_hdr_set_data(&lc->arc, hdr, f);
+	arc_hdr_set_data(&lc->arc, hdr, l2arc_fill_data(f));
 	arc_hdr_pin(&lc->arc, hdr);
 }
 
@@ -561,40 +563,6 @@ static void l2arc_grow(struct l2arc_c *lc)
 	    time_after(jiffies, lc->last_shrink + L2ARC_GROW_RETRY) &&
 	    !l2arc_memory_short(lc))
 		arc_set_c(&lc->arc, c + 1);
-}
-
-/* Count one access's result; arc.lock held. */
-static void l2arc_count(struct l2arc_c *lc, int result, bool iohit,
-			bool prefetch)
-{
-	l2arc_assert_locked(lc);
-	switch (result) {
-	case ARC_HIT_MRU:
-	case ARC_HIT_MFU:
-		l2arc_stat_inc(lc, result == ARC_HIT_MRU ?
-				   L2ARC_STAT_MRU_HITS : L2ARC_STAT_MFU_HITS);
-		if (iohit) {
-			l2arc_stat_inc(lc, L2ARC_STAT_IOHITS);
-			l2arc_stat_inc(lc, prefetch ?
-				       L2ARC_STAT_PREFETCH_DATA_IOHITS :
-				       L2ARC_STAT_DEMAND_DATA_IOHITS);
-		} else {
-			l2arc_stat_inc(lc, L2ARC_STAT_HITS);
-			l2arc_stat_inc(lc, prefetch ?
-				       L2ARC_STAT_PREFETCH_DATA_HITS :
-				       L2ARC_STAT_DEMAND_DATA_HITS);
-		}
-		return;
-	case ARC_GHOST_MRU:
-		l2arc_stat_inc(lc, L2ARC_STAT_MRU_GHOST_HITS);
-		break;
-	case ARC_GHOST_MFU:
-		l2arc_stat_inc(lc, L2ARC_STAT_MFU_GHOST_HITS);
-		break;
-	}
-	l2arc_stat_inc(lc, L2ARC_STAT_MISSES);
-	l2arc_stat_inc(lc, prefetch ? L2ARC_STAT_PREFETCH_DATA_MISSES :
-				      L2ARC_STAT_DEMAND_DATA_MISSES);
 }
 
 static void l2arc_note_hash_max(struct l2arc_c *lc)
@@ -811,8 +779,8 @@ static bool l2arc_map_skip(struct l2arc_map *m, u64 b, struct arc_hdr *hdr,
 		return false;
 	if (resident) {
 		/* a read-ahead of a resident block changes nothing */
-		l2arc_count(lc, ARC_HIT_MRU + (hdr->state == ARC_MFU),
-			    hdr->flags & ARC_F_IO_IN_PROGRESS, true);
+		l2arc_count_access(lc, ARC_HIT_MRU + (hdr->state == ARC_MFU),
+				   hdr->flags & ARC_F_IO_IN_PROGRESS, true);
 		return true;
 	}
 	if (l2arc_wr_overlaps(lc, b, b)) {
@@ -867,7 +835,7 @@ static void l2arc_map_hit(struct l2arc_map *m, struct l2arc_wait *w,
 	bool iohit = hdr->flags & ARC_F_IO_IN_PROGRESS;
 	struct l2arc_fill *f;
 
-	l2arc_count(lc, r, iohit, false);
+	l2arc_count_access(lc, r, iohit, false);
 	if (was_prefetch)
 		l2arc_stat_inc(lc, L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH);
 	if (iohit) {
@@ -888,7 +856,7 @@ static void l2arc_map_miss(struct l2arc_map *m, struct l2arc_wait *w,
 	struct l2arc_c *lc = m->lc;
 	struct l2arc_fill *f;
 
-	l2arc_count(lc, r, false, m->prefetch);
+	l2arc_count_access(lc, r, false, m->prefetch);
 	if (m->prefetch)
 		l2arc_stat_inc(lc, L2ARC_STAT_PREDICTIVE_PREFETCH);
 	else
@@ -1063,6 +1031,58 @@ static unsigned int l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
 }
 
 /*
+ * Serve the read @io of blocks [@first, @last] without arc.lock when every
+ * block is resident in the ARC with its data read: each block's buffer is
+ * taken into its wait (w->hit), and the ARC's accesses are logged for the
+ * next holder of the lock (hitlog.c).  Returns false, with nothing taken,
+ * when one block is not such a hit or the log is full: the read then
+ * takes the lock.
+ *
+ * Never stale: a buffer hung on a header holds its block's data as of the
+ * latest write that has completed.  A write drops the buffer from its
+ * header (under arc.lock, l2arc_write_begin()) before the write is sent
+ * to the origin, and no fill that started before the write installs
+ * after it.  So a read that finds the buffer still hung either started
+ * before that write completed (and may return the data before it, as a
+ * disk may for overlapping I/O) or there was no such write.  A buffer
+ * found through a header that was freed and reused meanwhile
+ * (SLAB_TYPESAFE_BY_RCU, arc.c) is told apart by its block number, read
+ * after the reference is taken; a buffer freed meanwhile refuses the
+ * reference (its memory is freed after a grace period).
+ */
+static bool l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
+			   u64 first, u64 last)
+{
+	u64 b;
+
+	if (!READ_ONCE(lc->arc_ready))
+		return false;
+	rcu_read_lock();
+	for (b = first; b <= last; b++) {
+		struct arc_hdr *hdr = arc_lookup_rcu(&lc->arc, to_oblock(b));
+		struct l2arc_buf *buf = hdr ? l2arc_hdr_buf_rcu(hdr) : NULL;
+
+		if (!buf || !l2arc_buf_tryget(buf))
+			break;
+		if (READ_ONCE(buf->oblock) != b) {
+			l2arc_buf_put(lc, buf);
+			break;
+		}
+		io->waits[b - first].hit = buf;
+	}
+	rcu_read_unlock();
+	if (b > last && l2arc_hitlog_add(lc, first, last - first + 1))
+		return true;
+	while (b-- > first) {
+		struct l2arc_wait *w = &io->waits[b - first];
+
+		l2arc_buf_put(lc, w->hit);
+		w->hit = NULL;
+	}
+	return false;
+}
+
+/*
  * A read of any size: see the theory of operation.  Returns
  * %DM_MAPIO_REMAPPED when the whole bio goes around the ARC (a write in
  * flight, or no memory), else %DM_MAPIO_SUBMITTED.
@@ -1080,6 +1100,10 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 		return DM_MAPIO_REMAPPED;
 	l2arc_map_parts(lc, io, first, last);
 	l2arc_stat_inc(lc, L2ARC_STAT_READ_BIOS);
+	if (l2arc_map_hits(lc, io, first, last)) {
+		done = last + 1;
+		goto copy;
+	}
 
 	l2arc_lock(lc);
 	if (l2arc_wr_overlaps(lc, first, last)) {
@@ -1098,6 +1122,7 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 	if (done == first && !runs)
 		goto around;	/* nothing taken: the whole bio goes */
 
+copy:
 	/* hits: copy now */
 	for (b = first; b < done; b++) {
 		struct l2arc_wait *w = &io->waits[b - first];

@@ -36,21 +36,46 @@ struct l2arc_wrange {
 	u64 subtree_last;
 };
 
+/*
+ * &arc_hdr.data holds a struct l2arc_fill while %ARC_F_IO_IN_PROGRESS is
+ * set, a struct l2arc_buf once the block is read.  The fill's pointer
+ * carries this tag in its low bit, so that a reader without arc.lock
+ * (l2arc_hdr_buf_rcu()), which cannot read the flag and the pointer at
+ * once, tells the two apart from the pointer alone.
+ */
+#define L2ARC_DATA_FILL		1UL
+
+struct l2arc_fill;
+
+/**
+ * l2arc_fill_data() - what a header's data is while @f reads its block
+ * @f: the fill
+ *
+ * Return: @f, tagged, for arc_hdr_set_data() and comparisons with
+ * &arc_hdr.data.
+ */
+static inline void *l2arc_fill_data(struct l2arc_fill *f)
+{
+	return (void *)((unsigned long)f | L2ARC_DATA_FILL);
+}
+
 /**
  * l2arc_hdr_fill() - the fill of a header whose block is being read
  * @hdr: a resident header with %ARC_F_IO_IN_PROGRESS
  *
- * &arc_hdr.data holds a struct l2arc_fill while %ARC_F_IO_IN_PROGRESS is
- * set, a struct l2arc_buf once the block is read; these two accessors
- * check the flag (a warning, once, when it says otherwise).
+ * This and l2arc_hdr_buf() check the flag (a warning, once, when it says
+ * otherwise).
  *
  * Context: arc.lock held.
  * Return: the fill.
  */
 static inline struct l2arc_fill *l2arc_hdr_fill(const struct arc_hdr *hdr)
 {
-	WARN_ON_ONCE(!(hdr->flags & ARC_F_IO_IN_PROGRESS));
-	return hdr->data;
+	unsigned long d = (unsigned long)hdr->data;
+
+	WARN_ON_ONCE(!(hdr->flags & ARC_F_IO_IN_PROGRESS) ||
+		     !(d & L2ARC_DATA_FILL));
+	return (struct l2arc_fill *)(d & ~L2ARC_DATA_FILL);
 }
 
 /**
@@ -58,12 +83,33 @@ static inline struct l2arc_fill *l2arc_hdr_fill(const struct arc_hdr *hdr)
  * @hdr: a resident header without %ARC_F_IO_IN_PROGRESS
  *
  * Context: arc.lock held.
- * Return: its buffer (see l2arc_hdr_fill()).
+ * Return: its buffer.
  */
 static inline struct l2arc_buf *l2arc_hdr_buf(const struct arc_hdr *hdr)
 {
 	WARN_ON_ONCE(hdr->flags & ARC_F_IO_IN_PROGRESS);
 	return hdr->data;
+}
+
+/**
+ * l2arc_hdr_buf_rcu() - a header's buffer, read without arc.lock
+ * @hdr: a header from arc_lookup_rcu(), in any state, possibly reused
+ *
+ * The buffer, if any, was published by arc_hdr_set_data() (release
+ * order), so its data is complete; it may have been let go since.  The
+ * caller takes it with l2arc_buf_tryget() and checks &l2arc_buf.oblock.
+ *
+ * Context: rcu_read_lock() held.
+ * Return: the buffer hung on @hdr when read, or NULL (none, or a fill).
+ */
+static inline struct l2arc_buf *l2arc_hdr_buf_rcu(struct arc_hdr *hdr)
+{
+	/* pairs with arc_hdr_set_data()'s release: the data is complete */
+	void *d = smp_load_acquire(&hdr->data);
+
+	if ((unsigned long)d & L2ARC_DATA_FILL)
+		return NULL;
+	return d;
 }
 
 /**

@@ -23,6 +23,10 @@
  * no lock order for a try-lock, a try-lock that succeeds is let go and
  * the lock taken again, so that every taking is checked.
  *
+ * Once taken, the ARC is brought up to date with the hits that reads
+ * logged without the lock (l2arc_hitlog_apply()), so that every holder
+ * sees the lists and counters as if each of those reads had held it.
+ *
  * Context: process or softirq context, not hard IRQ; not held already.
  */
 static inline void l2arc_lock(struct l2arc_c *lc)
@@ -30,13 +34,14 @@ static inline void l2arc_lock(struct l2arc_c *lc)
 {
 	bool free = spin_trylock_bh(&lc->arc.lock);
 
-	if (free && !IS_ENABLED(CONFIG_PROVE_LOCKING))
-		return;
-	if (free)
+	if (free && IS_ENABLED(CONFIG_PROVE_LOCKING))
 		spin_unlock_bh(&lc->arc.lock);
-	else
+	if (!free)
 		l2arc_stat_inc(lc, L2ARC_STAT_LOCK_CONTENDED);
-	spin_lock_bh(&lc->arc.lock);
+	if (!free || IS_ENABLED(CONFIG_PROVE_LOCKING))
+		spin_lock_bh(&lc->arc.lock);
+	if (atomic_read(&lc->hitlog.pending))
+		l2arc_hitlog_apply(lc);
 }
 
 /**

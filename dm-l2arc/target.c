@@ -163,6 +163,7 @@ static void l2arc_dtr(struct dm_target *ti)
 		dm_put_device(ti, lc->origin);
 	l2arc_table_free(&lc->table);
 	l2arc_origin_claim_exit(lc);
+	l2arc_hitlog_exit(&lc->hitlog);
 	free_percpu(lc->stats);
 	kvfree(lc);
 	ti->private = NULL;
@@ -251,7 +252,8 @@ static struct l2arc_c *l2arc_ctx_new(struct dm_target *ti)
 	if (!lc)
 		return NULL;
 	lc->stats = alloc_percpu(struct l2arc_stats);
-	if (!lc->stats) {
+	if (!lc->stats || l2arc_hitlog_init(&lc->hitlog)) {
+		free_percpu(lc->stats);
 		kvfree(lc);
 		return NULL;
 	}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-l2arc: the log of ARC hits taken without the device lock.
+ *
+ * Theory of operation
+ * ===================
+ *
+ * A read whose blocks are all resident in the ARC is served without
+ * arc.lock (io.c, l2arc_map_hits()): each block's header is found under
+ * RCU (arc_lookup_rcu()), its buffer taken with a reference, and the data
+ * copied.  What the ARC owes such a read -- the paper's case I for each
+ * block, a move to the MRU end of T2 -- and its counters are not done
+ * then, but logged: the read appends one record (its first block, its
+ * length and a sequence number from the device's counter) to the log of
+ * the CPU it runs on, under that log's own lock.  Whoever takes arc.lock
+ * next applies every CPU's records first (l2arc_lock() calls
+ * l2arc_hitlog_apply()), in the order of their sequence numbers; a CPU
+ * whose log fills takes arc.lock to apply them itself.  A header found
+ * then is accessed (arc_access_hdr()) and the hit counted as if it had
+ * been accessed under the lock at the read.
+ *
+ * The ARC stays exact.  Every operation that reads or changes the lists
+ * (a miss, an eviction, the feed, a statistics read, a table message)
+ * holds arc.lock, so it sees every hit logged before it began, applied in
+ * the order the reads took their numbers: for one reader -- a trace
+ * replay -- the lists, p, c and every counter are those of the same reads
+ * done under the lock, whichever CPUs the reader ran on.  Reads on
+ * several CPUs at once are applied in an order that is one of their
+ * possible orders.  A header gone by the time its record is applied (only
+ * possible when another CPU's miss evicted it in between) is not
+ * accessed; its hit still counts.
+ *
+ * Never stale: see l2arc_map_hits() in io.c; nothing here decides what a
+ * read is served.
+ *
+ * Memory: per device, each possible CPU's log (%L2ARC_HITLOG_MAX records
+ * of 24 bytes) and room to apply all of them at once; the memory_bytes
+ * row counts both (l2arc_hitlog_bytes()).
+ *
+ * This file calls the directory (arc.c) and the what-if (whatif.c).
+ */
+
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include "dm-l2arc.h"
+#include "whatif.h"
+
+/**
+ * l2arc_hitlog_init() - set up a device's hit logs
+ * @hl: the logs, zeroed
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int l2arc_hitlog_init(struct l2arc_hitlog *hl)
+{
+	int cpu;
+
+	hl->apply = kvmalloc_array(nr_cpu_ids * L2ARC_HITLOG_MAX,
+				   sizeof(*hl->apply), GFP_KERNEL);
+	hl->cpu = alloc_percpu(struct l2arc_hitlog_cpu);
+	if (!hl->apply || !hl->cpu) {
+		l2arc_hitlog_exit(hl);
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu) {
+		struct l2arc_hitlog_cpu *c = per_cpu_ptr(hl->cpu, cpu);
+
+		spin_lock_init(&c->lock);
+		c->nr = 0;
+	}
+	atomic_set(&hl->pending, 0);
+	atomic64_set(&hl->seq, 0);
+	return 0;
+}
+
+/**
+ * l2arc_hitlog_exit() - free a device's hit logs
+ * @hl: the logs (set up or zeroed); records not applied are dropped
+ *
+ * Context: process context; no read in flight.
+ */
+void l2arc_hitlog_exit(struct l2arc_hitlog *hl)
+{
+	free_percpu(hl->cpu);
+	hl->cpu = NULL;
+	kvfree(hl->apply);
+	hl->apply = NULL;
+}
+
+/**
+ * l2arc_hitlog_bytes() - memory of a device's hit logs
+ * @hl: the logs
+ *
+ * Return: bytes (0 when there are none).
+ */
+u64 l2arc_hitlog_bytes(const struct l2arc_hitlog *hl)
+{
+	if (!hl->cpu)
+		return 0;
+	return (u64)num_possible_cpus() * sizeof(struct l2arc_hitlog_cpu) +
+	       (u64)nr_cpu_ids * L2ARC_HITLOG_MAX * sizeof(*hl->apply);
+}
+
+/**
+ * l2arc_hitlog_add() - log a read whose blocks were all ARC hits
+ * @lc: the device
+ * @first: the read's first block
+ * @nr: its blocks, >= 1
+ *
+ * Appends to the log of the CPU the caller runs on; when that fills, takes
+ * arc.lock to apply every log.  The caller has served the read (or will)
+ * from buffers it took without arc.lock.
+ *
+ * Context: process or softirq context; arc.lock not held.
+ * Return: true if logged; false if there is no log or this CPU's log is
+ * full (the caller takes arc.lock and accesses the blocks itself).
+ */
+bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr)
+{
+	struct l2arc_hitlog *hl = &lc->hitlog;
+	struct l2arc_hitlog_cpu *c;
+	bool full;
+
+	if (!hl->cpu)
+		return false;
+	/* any CPU's log will do: migrating after this is harmless */
+	c = raw_cpu_ptr(hl->cpu);
+	spin_lock_bh(&c->lock);
+	full = c->nr == L2ARC_HITLOG_MAX;
+	if (!full) {
+		struct l2arc_hitrec *r = &c->rec[c->nr++];
+
+		r->first = first;
+		r->nr = nr;
+		/* under the CPU's lock: each log is in order */
+		r->seq = atomic64_inc_return(&hl->seq);
+		atomic_inc(&hl->pending);
+	}
+	spin_unlock_bh(&c->lock);
+	if (full)
+		return false;
+	if (c->nr == L2ARC_HITLOG_MAX) {	/* a racy look: a hint */
+		l2arc_lock(lc);		/* applies every log */
+		l2arc_unlock(lc);
+	}
+	return true;
+}
+
+/**
+ * l2arc_count_access() - count one access's result in the arcstats rows
+ * @lc: the device
+ * @result: what arc_access() returned (an &enum arc_result)
+ * @iohit: a resident block whose fill is still reading
+ * @prefetch: a read-ahead's access, not a demand read's
+ *
+ * Context: any (the counters are per CPU).
+ */
+void l2arc_count_access(struct l2arc_c *lc, int result, bool iohit,
+			bool prefetch)
+{
+	switch (result) {
+	case ARC_HIT_MRU:
+	case ARC_HIT_MFU:
+		l2arc_stat_inc(lc, result == ARC_HIT_MRU ?
+				   L2ARC_STAT_MRU_HITS : L2ARC_STAT_MFU_HITS);
+		if (iohit) {
+			l2arc_stat_inc(lc, L2ARC_STAT_IOHITS);
+			l2arc_stat_inc(lc, prefetch ?
+				       L2ARC_STAT_PREFETCH_DATA_IOHITS :
+				       L2ARC_STAT_DEMAND_DATA_IOHITS);
+		} else {
+			l2arc_stat_inc(lc, L2ARC_STAT_HITS);
+			l2arc_stat_inc(lc, prefetch ?
+				       L2ARC_STAT_PREFETCH_DATA_HITS :
+				       L2ARC_STAT_DEMAND_DATA_HITS);
+		}
+		return;
+	case ARC_GHOST_MRU:
+		l2arc_stat_inc(lc, L2ARC_STAT_MRU_GHOST_HITS);
+		break;
+	case ARC_GHOST_MFU:
+		l2arc_stat_inc(lc, L2ARC_STAT_MFU_GHOST_HITS);
+		break;
+	}
+	l2arc_stat_inc(lc, L2ARC_STAT_MISSES);
+	l2arc_stat_inc(lc, prefetch ? L2ARC_STAT_PREFETCH_DATA_MISSES :
+				      L2ARC_STAT_DEMAND_DATA_MISSES);
+}
+
+static int l2arc_hitrec_cmp(const void *a, const void *b)
+{
+	const struct l2arc_hitrec *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* One logged hit of block @b, as io.c's map would have taken it. */
+static void l2arc_hitlog_access(struct l2arc_c *lc, u64 b)
+{
+	struct arc_hdr *hdr = arc_lookup(&lc->arc, to_oblock(b));
+	int r = ARC_HIT_MFU;	/* gone meanwhile: read again, so MFU */
+
+	if (hdr && (hdr->state == ARC_MRU || hdr->state == ARC_MFU)) {
+		if (hdr->flags & ARC_F_PREFETCH)
+			l2arc_stat_inc(lc,
+				       L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH);
+		r = arc_access_hdr(&lc->arc, hdr, 0);
+	}
+	l2arc_count_access(lc, r, false, false);
+	if (l2arc_whatif_sampled(lc->whatif, b))
+		l2arc_whatif_read(lc->whatif, b, WHATIF_HIT);
+}
+
+/* Move every CPU's records to @hl->apply; returns how many. */
+static unsigned int l2arc_hitlog_collect(struct l2arc_hitlog *hl,
+					 bool *sorted)
+{
+	unsigned int n = 0, cpus = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct l2arc_hitlog_cpu *c = per_cpu_ptr(hl->cpu, cpu);
+
+		if (!READ_ONCE(c->nr))
+			continue;
+		spin_lock(&c->lock);
+		memcpy(hl->apply + n, c->rec, c->nr * sizeof(*c->rec));
+		n += c->nr;
+		c->nr = 0;
+		spin_unlock(&c->lock);
+		cpus++;
+	}
+	*sorted = cpus <= 1;
+	return n;
+}
+
+/**
+ * l2arc_hitlog_apply() - let the ARC see every hit logged without the lock
+ * @lc: the device
+ *
+ * Applies the records of every CPU's log in the order of their sequence
+ * numbers (see the theory above) and empties the logs.  l2arc_lock()
+ * calls this when a record is pending.
+ *
+ * Context: arc.lock held (BHs off).
+ */
+void l2arc_hitlog_apply(struct l2arc_c *lc)
+{
+	struct l2arc_hitlog *hl = &lc->hitlog;
+	unsigned int n, i;
+	bool sorted;
+
+	l2arc_assert_locked(lc);
+	if (!hl->cpu)
+		return;
+	n = l2arc_hitlog_collect(hl, &sorted);
+	if (!n)
+		return;
+	atomic_sub(n, &hl->pending);
+	if (!sorted)
+		sort(hl->apply, n, sizeof(*hl->apply), l2arc_hitrec_cmp, NULL);
+	for (i = 0; i < n; i++) {
+		const struct l2arc_hitrec *r = &hl->apply[i];
+		u64 b;
+
+		for (b = r->first; b < r->first + r->nr; b++)
+			l2arc_hitlog_access(lc, b);
+	}
+}

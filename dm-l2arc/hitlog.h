@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-l2arc: the log of ARC hits taken without the device lock (hitlog.c
+ * has the theory).
+ *
+ * Included by dm-l2arc.h before struct l2arc_c.
+ */
+#ifndef DM_L2ARC_HITLOG_H
+#define DM_L2ARC_HITLOG_H
+
+#include <linux/atomic.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+/* Reads each CPU's log holds before its reader applies them all. */
+#define L2ARC_HITLOG_MAX		32
+
+/**
+ * struct l2arc_hitrec - one read whose blocks were all ARC hits
+ * @first: its first block
+ * @seq: its place among every logged read of the device (1, 2, ...)
+ * @nr: its blocks, 1..%L2ARC_MAP_MAX_BLOCKS
+ */
+struct l2arc_hitrec {
+	u64 first;
+	u64 seq;
+	u32 nr;
+};
+
+/**
+ * struct l2arc_hitlog_cpu - one CPU's log
+ * @lock: protects @nr and @rec; a leaf lock, taken inside arc.lock by
+ *	the one who applies the logs, alone by a reader that logs
+ * @nr: records in @rec, 0..%L2ARC_HITLOG_MAX
+ * @rec: the records, in the order of their @seq
+ */
+struct l2arc_hitlog_cpu {
+	spinlock_t lock;	/* protects @nr and @rec */
+	unsigned int nr;
+	struct l2arc_hitrec rec[L2ARC_HITLOG_MAX];
+};
+
+/**
+ * struct l2arc_hitlog - a device's hits that the ARC has not seen yet
+ * @cpu: per-CPU logs, or NULL (no log: every hit takes arc.lock)
+ * @apply: room for every CPU's records (nr_cpu_ids x
+ *	%L2ARC_HITLOG_MAX), used under arc.lock by l2arc_hitlog_apply()
+ * @pending: records logged and not yet applied, over all CPUs
+ * @seq: the last @seq given to a record
+ */
+struct l2arc_hitlog {
+	struct l2arc_hitlog_cpu __percpu *cpu;
+	struct l2arc_hitrec *apply;
+	atomic_t pending;
+	atomic64_t seq;
+};
+
+struct l2arc_c;
+
+int l2arc_hitlog_init(struct l2arc_hitlog *hl);
+void l2arc_hitlog_exit(struct l2arc_hitlog *hl);
+u64 l2arc_hitlog_bytes(const struct l2arc_hitlog *hl);
+bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr);
+void l2arc_hitlog_apply(struct l2arc_c *lc);
+void l2arc_count_access(struct l2arc_c *lc, int result, bool iohit,
+			bool prefetch);
+
+#endif /* DM_L2ARC_HITLOG_H */
