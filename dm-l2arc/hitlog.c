@@ -142,7 +142,7 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr)
 	spin_unlock_bh(&c->lock);
 	if (full)
 		return false;
-	if (c->nr == L2ARC_HITLOG_MAX) {	/* a racy look: a hint */
+	if (READ_ONCE(c->nr) == L2ARC_HITLOG_MAX) {	/* a hint */
 		l2arc_lock(lc);		/* applies every log */
 		l2arc_unlock(lc);
 	}
@@ -214,11 +214,15 @@ static void l2arc_hitlog_access(struct l2arc_c *lc, u64 b)
 		l2arc_whatif_read(lc->whatif, b, WHATIF_HIT);
 }
 
-/* Move every CPU's records to @hl->apply; returns how many. */
+/*
+ * Move every CPU's records to @hl->apply; returns how many, and in
+ * *@sorted whether they are in the order of their numbers already (one
+ * CPU's, as a single reader's usually are).
+ */
 static unsigned int l2arc_hitlog_collect(struct l2arc_hitlog *hl,
 					 bool *sorted)
 {
-	unsigned int n = 0, cpus = 0;
+	unsigned int n = 0, i;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -231,9 +235,10 @@ static unsigned int l2arc_hitlog_collect(struct l2arc_hitlog *hl,
 		n += c->nr;
 		c->nr = 0;
 		spin_unlock(&c->lock);
-		cpus++;
 	}
-	*sorted = cpus <= 1;
+	*sorted = true;
+	for (i = 1; i < n && *sorted; i++)
+		*sorted = hl->apply[i - 1].seq < hl->apply[i].seq;
 	return n;
 }
 

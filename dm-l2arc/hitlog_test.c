@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the log of ARC hits taken without the device lock
+ * (hitlog.c): a replay whose hits go through the log leaves the ARC and
+ * its counters exactly as the same replay under the lock; records are
+ * applied in the order of their numbers whatever order they were
+ * collected in; a log that fills applies itself, a full one refuses; a
+ * hit on a block gone meanwhile counts and inserts nothing.
+ */
+#include <kunit/test.h>
+#include <linux/percpu.h>
+#include <linux/prandom.h>
+#include <linux/slab.h>
+
+#include "dm-l2arc.h"
+
+/* Any non-NULL data: nothing here dereferences it. */
+#define HL_DATA		((void *)0x1000)
+
+static void hl_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data,
+			  enum arc_evict_reason why)
+{
+}
+
+static const struct arc_ops hl_ops = {
+	.evict_data = hl_evict_data,
+};
+
+/*
+ * struct hl_ctx - a device with only what the hit log needs (an ARC,
+ * counters, the logs) and a reference ARC that takes every access under
+ * its lock.
+ */
+struct hl_ctx {
+	struct l2arc_c *lc;
+	struct arc ref;
+	u64 ref_count[ARC_MISS + 1];
+};
+
+static int hl_init(struct kunit *test)
+{
+	struct hl_ctx *ctx;
+	struct l2arc_c *lc;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	lc = kzalloc(sizeof(*lc), GFP_KERNEL);
+	if (!ctx || !lc) {
+		kfree(lc);
+		return -ENOMEM;
+	}
+	ctx->lc = lc;
+	test->priv = ctx;	/* the exit runs even when this fails */
+	lc->stats = alloc_percpu(struct l2arc_stats);
+	if (!lc->stats || l2arc_hitlog_init(&lc->hitlog))
+		return -ENOMEM;
+	if (arc_init(&lc->arc, 64, &hl_ops, lc))
+		return -ENOMEM;
+	lc->arc_ready = true;
+	if (arc_init(&ctx->ref, 64, &hl_ops, NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+static void hl_exit(struct kunit *test)
+{
+	struct hl_ctx *ctx = test->priv;
+	struct l2arc_c *lc = ctx ? ctx->lc : NULL;
+
+	if (!lc)
+		return;
+	if (ctx->ref.ops)
+		arc_exit(&ctx->ref);
+	if (lc->arc_ready)
+		arc_exit(&lc->arc);
+	l2arc_hitlog_exit(&lc->hitlog);
+	free_percpu(lc->stats);
+	kfree(lc);
+}
+
+static int hl_suite_init(struct kunit_suite *suite)
+{
+	return arc_module_init();
+}
+
+static void hl_suite_exit(struct kunit_suite *suite)
+{
+	arc_module_exit();
+}
+
+/* An access under the device lock, as io.c's map takes a miss. */
+static int hl_locked_access(struct kunit *test, struct l2arc_c *lc, u64 b)
+{
+	struct arc_hdr *spare = arc_hdr_alloc(GFP_KERNEL), *hdr;
+	int r;
+
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	l2arc_lock(lc);
+	r = arc_access(&lc->arc, to_oblock(b), 0, &spare, &hdr);
+	KUNIT_ASSERT_GE(test, r, 0);
+	l2arc_count_access(lc, r, false, false);
+	if (!hdr->data)
+		arc_hdr_set_data(&lc->arc, hdr, HL_DATA);
+	l2arc_unlock(lc);
+	arc_hdr_free(spare);
+	return r;
+}
+
+/* The same access on the reference ARC. */
+static void hl_ref_access(struct kunit *test, struct hl_ctx *ctx, u64 b)
+{
+	struct arc_hdr *spare = arc_hdr_alloc(GFP_KERNEL), *hdr;
+	int r;
+
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	spin_lock_bh(&ctx->ref.lock);
+	r = arc_access(&ctx->ref, to_oblock(b), 0, &spare, &hdr);
+	KUNIT_ASSERT_GE(test, r, 0);
+	ctx->ref_count[r]++;
+	if (!hdr->data)
+		arc_hdr_set_data(&ctx->ref, hdr, HL_DATA);
+	spin_unlock_bh(&ctx->ref.lock);
+	arc_hdr_free(spare);
+}
+
+/* Is @b resident with data, seen as io.c's lock-free hit sees it? */
+static bool hl_resident_rcu(struct l2arc_c *lc, u64 b)
+{
+	struct arc_hdr *hdr;
+	bool hit;
+
+	rcu_read_lock();
+	hdr = arc_lookup_rcu(&lc->arc, to_oblock(b));
+	hit = hdr && READ_ONCE(hdr->data);
+	rcu_read_unlock();
+	return hit;
+}
+
+/* Both ARCs' list @id hold the same blocks in the same order. */
+static void hl_expect_same_list(struct kunit *test, struct arc *a,
+				struct arc *b, enum arc_list_id id)
+{
+	struct list_head *pa = a->lists[id].next, *pb = b->lists[id].next;
+
+	KUNIT_EXPECT_EQ(test, arc_list_size(a, id), arc_list_size(b, id));
+	while (pa != &a->lists[id] && pb != &b->lists[id]) {
+		struct arc_hdr *ha = list_entry(pa, struct arc_hdr, list);
+		struct arc_hdr *hb = list_entry(pb, struct arc_hdr, list);
+
+		/* an expectation, not an assertion: the caller holds a lock */
+		KUNIT_EXPECT_EQ(test, from_oblock(ha->oblock),
+				from_oblock(hb->oblock));
+		if (ha->oblock != hb->oblock)
+			return;
+		pa = pa->next;
+		pb = pb->next;
+	}
+	KUNIT_EXPECT_TRUE(test, pa == &a->lists[id] && pb == &b->lists[id]);
+}
+
+/*
+ * A skewed replay of 20,000 reads of 400 blocks through a 64-block ARC:
+ * hits through the log (applied when the log fills or a miss takes the
+ * lock), misses under the lock; the reference takes every read under its
+ * lock.  Lists, p, c and the hit counters must agree exactly, and every
+ * hit must have gone through the log.
+ */
+static void hitlog_test_replay_exact(struct kunit *test)
+{
+	struct hl_ctx *ctx = test->priv;
+	struct l2arc_c *lc = ctx->lc;
+	struct rnd_state rnd;
+	u64 logged = 0, v[L2ARC_STAT_NR];
+	int i;
+
+	prandom_seed_state(&rnd, 29);
+	for (i = 0; i < 20000; i++) {
+		u32 x = prandom_u32_state(&rnd);
+		/* half the reads on 40 blocks, the rest on all 400 */
+		u64 b = (x & 1) ? (x >> 1) % 40 : (x >> 1) % 400;
+
+		hl_ref_access(test, ctx, b);
+		if (hl_resident_rcu(lc, b) && l2arc_hitlog_add(lc, b, 1)) {
+			logged++;
+			continue;
+		}
+		hl_locked_access(test, lc, b);
+	}
+	l2arc_lock(lc);		/* applies what is left */
+	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
+	hl_expect_same_list(test, &lc->arc, &ctx->ref, ARC_T1);
+	hl_expect_same_list(test, &lc->arc, &ctx->ref, ARC_T2);
+	hl_expect_same_list(test, &lc->arc, &ctx->ref, ARC_B1);
+	hl_expect_same_list(test, &lc->arc, &ctx->ref, ARC_B2);
+	KUNIT_EXPECT_EQ(test, arc_p_fixed(&lc->arc), arc_p_fixed(&ctx->ref));
+	KUNIT_EXPECT_EQ(test, arc_c(&lc->arc), arc_c(&ctx->ref));
+	l2arc_unlock(lc);
+
+	l2arc_stat_read_all(lc, v);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MRU_HITS], ctx->ref_count[ARC_HIT_MRU]);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MFU_HITS], ctx->ref_count[ARC_HIT_MFU]);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MRU_GHOST_HITS],
+			ctx->ref_count[ARC_GHOST_MRU]);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MFU_GHOST_HITS],
+			ctx->ref_count[ARC_GHOST_MFU]);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS] + v[L2ARC_STAT_MISSES], 20000ULL);
+	KUNIT_EXPECT_EQ(test, logged, ctx->ref_count[ARC_HIT_MRU] +
+				      ctx->ref_count[ARC_HIT_MFU]);
+	KUNIT_EXPECT_GT(test, logged, 5000ULL);
+}
+
+/* Put a record straight into this CPU's log, as l2arc_hitlog_add() would. */
+static void hl_put_record(struct l2arc_c *lc, u64 first, u32 nr, u64 seq)
+{
+	struct l2arc_hitlog_cpu *c = get_cpu_ptr(lc->hitlog.cpu);
+
+	c->rec[c->nr].first = first;
+	c->rec[c->nr].nr = nr;
+	c->rec[c->nr].seq = seq;
+	c->nr++;
+	put_cpu_ptr(lc->hitlog.cpu);
+	atomic_inc(&lc->hitlog.pending);
+}
+
+static u64 hl_list_block(struct arc *arc, enum arc_list_id id, int i)
+{
+	struct arc_hdr *hdr;
+
+	list_for_each_entry(hdr, &arc->lists[id], list)
+		if (!i--)
+			return from_oblock(hdr->oblock);
+	return U64_MAX;
+}
+
+/*
+ * Records collected out of order (as from two CPUs) are applied in the
+ * order of their numbers: blocks 0, 1, 2 in T1; records "2" (number 5)
+ * then "0 and 1" (number 3) leave T2 as 0, 1, 2 from its LRU end.
+ */
+static void hitlog_test_order(struct kunit *test)
+{
+	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
+	u64 v[L2ARC_STAT_NR];
+
+	KUNIT_ASSERT_EQ(test, hl_locked_access(test, lc, 0), ARC_MISS);
+	KUNIT_ASSERT_EQ(test, hl_locked_access(test, lc, 1), ARC_MISS);
+	KUNIT_ASSERT_EQ(test, hl_locked_access(test, lc, 2), ARC_MISS);
+	hl_put_record(lc, 2, 1, 5);
+	hl_put_record(lc, 0, 2, 3);
+	l2arc_lock(lc);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T1), 0ULL);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T2), 3ULL);
+	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, 1), 1ULL);
+	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, 2), 2ULL);
+	l2arc_unlock(lc);
+	l2arc_stat_read_all(lc, v);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MRU_HITS], 3ULL);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_DEMAND_DATA_HITS], 3ULL);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MISSES], 3ULL);
+}
+
+/*
+ * The add that fills this CPU's log applies every log; a log found full
+ * refuses the record (the reader then takes the lock itself).
+ */
+static void hitlog_test_full(struct kunit *test)
+{
+	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
+	u64 v[L2ARC_STAT_NR];
+	int i;
+
+	hl_locked_access(test, lc, 7);
+	for (i = 0; i < L2ARC_HITLOG_MAX - 1; i++)
+		KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, 7, 1));
+	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending),
+			L2ARC_HITLOG_MAX - 1);
+	l2arc_stat_read_all(lc, v);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], 0ULL);
+	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, 7, 1));
+	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
+	l2arc_stat_read_all(lc, v);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], (u64)L2ARC_HITLOG_MAX);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MRU_HITS], 1ULL);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MFU_HITS],
+			(u64)L2ARC_HITLOG_MAX - 1);
+
+	for (i = 0; i < L2ARC_HITLOG_MAX; i++)
+		hl_put_record(lc, 7, 1, 100 + i);
+	KUNIT_EXPECT_FALSE(test, l2arc_hitlog_add(lc, 7, 1));
+	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending),
+			L2ARC_HITLOG_MAX);
+	l2arc_lock(lc);
+	l2arc_unlock(lc);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
+}
+
+/* A record of a block no longer in the directory: one hit, no insert. */
+static void hitlog_test_gone(struct kunit *test)
+{
+	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
+	u64 v[L2ARC_STAT_NR];
+
+	hl_put_record(lc, 1000, 1, 1);
+	l2arc_lock(lc);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&lc->arc), 0U);
+	l2arc_unlock(lc);
+	l2arc_stat_read_all(lc, v);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], 1ULL);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MFU_HITS], 1ULL);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MISSES], 0ULL);
+}
+
+static struct kunit_case hitlog_cases[] = {
+	KUNIT_CASE(hitlog_test_replay_exact),
+	KUNIT_CASE(hitlog_test_order),
+	KUNIT_CASE(hitlog_test_full),
+	KUNIT_CASE(hitlog_test_gone),
+	{}
+};
+
+static struct kunit_suite hitlog_suite = {
+	.name = "dm_l2arc_hitlog",
+	.init = hl_init,
+	.exit = hl_exit,
+	.suite_init = hl_suite_init,
+	.suite_exit = hl_suite_exit,
+	.test_cases = hitlog_cases,
+};
+
+kunit_test_suite(hitlog_suite);
