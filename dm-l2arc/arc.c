@@ -106,7 +106,12 @@
  * zeroed under it: arc_hdr_alloc() leaves the link as it was (a reader
  * standing on a reused header walks on to the end of some chain, which
  * rhashtable's lookup detects and restarts), and @data is published with
- * smp_store_release() and cleared with WRITE_ONCE().
+ * smp_store_release() and cleared with WRITE_ONCE().  Every directory's
+ * headers come from the one cache, so a reader of one directory may find a
+ * header of another (another device's, or a what-if miniature's): every
+ * user in this module hangs on @data either a target buffer, which records
+ * its device, or a pointer with bit 0 set, which a reader never takes for
+ * a buffer (io.h).
  */
 
 #include <linux/hash.h>
@@ -184,8 +189,8 @@ void arc_module_exit(void)
  * a lock-free lookup may still be walking it (see "Lookups without the
  * lock" in arc.c).
  *
- * Return: a header in state %ARC_NONE, every field but the link zero, or
- * NULL.
+ * Return: a header in state %ARC_NONE, its block number U64_MAX, its
+ * list link empty, every other field but the table link zero; or NULL.
  */
 struct arc_hdr *arc_hdr_alloc(gfp_t gfp)
 {
@@ -242,7 +247,8 @@ static int arc_rht_cmp(struct rhashtable_compare_arg *arg, const void *obj)
 {
 	const struct arc_hdr *hdr = obj;
 
-	return from_oblock(hdr->oblock) != *(const u64 *)arg->key;
+	/* READ_ONCE: arc_lookup_rcu() compares without the lock */
+	return from_oblock(READ_ONCE(hdr->oblock)) != *(const u64 *)arg->key;
 }
 
 static const struct rhashtable_params arc_rht_params = {

@@ -141,6 +141,7 @@ struct l2arc_buf *l2arc_buf_alloc(struct l2arc_c *lc, gfp_t gfp)
 		return NULL;
 	refcount_set(&b->ref, 1);
 	b->nr = nr;
+	b->owner = lc;
 	b->oblock = U64_MAX;
 	for (i = 0; i < nr; i++) {
 		b->pages[i] = l2arc_pool_get(&lc->pool, gfp);

@@ -435,9 +435,11 @@ static inline unsigned int l2arc_slot_class(u64 slot_word)
  * @handoff_next: the next buffer of the hand-off queue (&l2arc_feed.handoff_head)
  * @handoff_hdr: the header of the block while the buffer is queued there
  *               (pinned, with %L2ARC_F_L2_WRITING)
+ * @owner: the device whose buffer it is (headers come from one cache for
+ *         every device: a lock-free hit may find another device's)
  * @oblock: the block whose data it holds, set once by the fill that reads
- *          it (U64_MAX before): a lock-free hit checks it after taking its
- *          reference (io.c, l2arc_map_hits())
+ *          it (U64_MAX before): a lock-free hit checks it and @owner after
+ *          taking its reference (io.c, l2arc_map_hits())
  * @rcu: the buffer's memory is freed after an RCU grace period, so that a
  *       lock-free reader may try to take a reference (l2arc_buf_tryget())
  *       to one that has just been freed
@@ -448,6 +450,7 @@ struct l2arc_buf {
 	u32 nr;
 	struct l2arc_buf *handoff_next;
 	struct arc_hdr *handoff_hdr;
+	struct l2arc_c *owner;
 	u64 oblock;
 	struct rcu_head rcu;
 	struct page *pages[];

@@ -26,16 +26,21 @@
  * replay -- the lists, p, c and every counter are those of the same reads
  * done under the lock, whichever CPUs the reader ran on.  Reads on
  * several CPUs at once are applied in an order that is one of their
- * possible orders.  A header gone by the time its record is applied (only
- * possible when another CPU's miss evicted it in between) is not
- * accessed; its hit still counts.
+ * possible orders.  A header gone by the time its record is applied, or
+ * replaced by a new one whose fill is in flight (only possible when
+ * another CPU's miss, a write, the shrinker or a smaller c dropped it in
+ * between), is not accessed; its hit still counts, as an MFU hit.
+ *
+ * Bounded: a CPU's log applies itself at %L2ARC_HITLOG_MAX reads or
+ * %L2ARC_HITLOG_BLOCKS blocks, so one application accesses at most about
+ * 2 x %L2ARC_HITLOG_BLOCKS blocks per CPU whose log has records.
  *
  * Never stale: see l2arc_map_hits() in io.c; nothing here decides what a
  * read is served.
  *
  * Memory: per device, each possible CPU's log (%L2ARC_HITLOG_MAX records
- * of 24 bytes) and room to apply all of them at once; the memory_bytes
- * row counts both (l2arc_hitlog_bytes()).
+ * of 24 bytes) and room to apply all of them at once, about 1.5 KiB per
+ * CPU (Documentation/dm-l2arc.rst, "Memory use").
  *
  * This file calls the directory (arc.c) and the what-if (whatif.c).
  */
@@ -70,6 +75,7 @@ int l2arc_hitlog_init(struct l2arc_hitlog *hl)
 
 		spin_lock_init(&c->lock);
 		c->nr = 0;
+		c->blocks = 0;
 	}
 	atomic_set(&hl->pending, 0);
 	atomic64_set(&hl->seq, 0);
@@ -91,32 +97,20 @@ void l2arc_hitlog_exit(struct l2arc_hitlog *hl)
 }
 
 /**
- * l2arc_hitlog_bytes() - memory of a device's hit logs
- * @hl: the logs
- *
- * Return: bytes (0 when there are none).
- */
-u64 l2arc_hitlog_bytes(const struct l2arc_hitlog *hl)
-{
-	if (!hl->cpu)
-		return 0;
-	return (u64)num_possible_cpus() * sizeof(struct l2arc_hitlog_cpu) +
-	       (u64)nr_cpu_ids * L2ARC_HITLOG_MAX * sizeof(*hl->apply);
-}
-
-/**
  * l2arc_hitlog_add() - log a read whose blocks were all ARC hits
  * @lc: the device
  * @first: the read's first block
  * @nr: its blocks, >= 1
  *
- * Appends to the log of the CPU the caller runs on; when that fills, takes
- * arc.lock to apply every log.  The caller has served the read (or will)
+ * Appends to the log of the CPU the caller runs on; when that fills
+ * (%L2ARC_HITLOG_MAX reads or %L2ARC_HITLOG_BLOCKS blocks), takes arc.lock
+ * to apply every log.  The caller has served the read (or will)
  * from buffers it took without arc.lock.
  *
  * Context: process or softirq context; arc.lock not held.
- * Return: true if logged; false if there is no log or this CPU's log is
- * full (the caller takes arc.lock and accesses the blocks itself).
+ * Return: true if logged; false if there is no log or this CPU's log has
+ * no room for it (the caller takes arc.lock and accesses the blocks
+ * itself).
  */
 bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr)
 {
@@ -129,10 +123,12 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr)
 	/* any CPU's log will do: migrating after this is harmless */
 	c = raw_cpu_ptr(hl->cpu);
 	spin_lock_bh(&c->lock);
-	full = c->nr == L2ARC_HITLOG_MAX;
+	full = c->nr == L2ARC_HITLOG_MAX ||
+	       c->blocks + nr > L2ARC_HITLOG_BLOCKS;
 	if (!full) {
 		struct l2arc_hitrec *r = &c->rec[c->nr++];
 
+		c->blocks += nr;
 		r->first = first;
 		r->nr = nr;
 		/* under the CPU's lock: each log is in order */
@@ -142,7 +138,9 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr)
 	spin_unlock_bh(&c->lock);
 	if (full)
 		return false;
-	if (READ_ONCE(c->nr) == L2ARC_HITLOG_MAX) {	/* a hint */
+	/* a racy look, a hint: the log may have been applied meanwhile */
+	if (READ_ONCE(c->nr) == L2ARC_HITLOG_MAX ||
+	    READ_ONCE(c->blocks) >= L2ARC_HITLOG_BLOCKS) {
 		l2arc_lock(lc);		/* applies every log */
 		l2arc_unlock(lc);
 	}
@@ -203,7 +201,12 @@ static void l2arc_hitlog_access(struct l2arc_c *lc, u64 b)
 	struct arc_hdr *hdr = arc_lookup(&lc->arc, to_oblock(b));
 	int r = ARC_HIT_MFU;	/* gone meanwhile: read again, so MFU */
 
-	if (hdr && (hdr->state == ARC_MRU || hdr->state == ARC_MFU)) {
+	/*
+	 * A header with a fill in flight is not the one the read found (that
+	 * one had its data): the block was dropped and missed again since.
+	 */
+	if (hdr && (hdr->state == ARC_MRU || hdr->state == ARC_MFU) &&
+	    !(hdr->flags & ARC_F_IO_IN_PROGRESS)) {
 		if (hdr->flags & ARC_F_PREFETCH)
 			l2arc_stat_inc(lc,
 				       L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH);
@@ -234,6 +237,7 @@ static unsigned int l2arc_hitlog_collect(struct l2arc_hitlog *hl,
 		memcpy(hl->apply + n, c->rec, c->nr * sizeof(*c->rec));
 		n += c->nr;
 		c->nr = 0;
+		c->blocks = 0;
 		spin_unlock(&c->lock);
 	}
 	*sorted = true;

@@ -14,12 +14,18 @@
 
 /* Reads each CPU's log holds before its reader applies them all. */
 #define L2ARC_HITLOG_MAX		32
+/*
+ * Blocks each CPU's log holds: a log that reaches this many is applied
+ * too, so that one application accesses at most about twice this many
+ * blocks per CPU (a 1 MiB read of 4 KiB blocks is 256).
+ */
+#define L2ARC_HITLOG_BLOCKS		256
 
 /**
  * struct l2arc_hitrec - one read whose blocks were all ARC hits
  * @first: its first block
  * @seq: its place among every logged read of the device (1, 2, ...)
- * @nr: its blocks, 1..%L2ARC_MAP_MAX_BLOCKS
+ * @nr: its blocks, 1..%L2ARC_HITLOG_BLOCKS
  */
 struct l2arc_hitrec {
 	u64 first;
@@ -32,11 +38,13 @@ struct l2arc_hitrec {
  * @lock: protects @nr and @rec; a leaf lock, taken inside arc.lock by
  *	the one who applies the logs, alone by a reader that logs
  * @nr: records in @rec, 0..%L2ARC_HITLOG_MAX
+ * @blocks: their blocks, 0..%L2ARC_HITLOG_BLOCKS
  * @rec: the records, in the order of their @seq
  */
 struct l2arc_hitlog_cpu {
-	spinlock_t lock;	/* protects @nr and @rec */
+	spinlock_t lock;	/* protects @nr, @blocks and @rec */
 	unsigned int nr;
+	unsigned int blocks;
 	struct l2arc_hitrec rec[L2ARC_HITLOG_MAX];
 };
 
@@ -59,7 +67,6 @@ struct l2arc_c;
 
 int l2arc_hitlog_init(struct l2arc_hitlog *hl);
 void l2arc_hitlog_exit(struct l2arc_hitlog *hl);
-u64 l2arc_hitlog_bytes(const struct l2arc_hitlog *hl);
 bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr);
 void l2arc_hitlog_apply(struct l2arc_c *lc);
 void l2arc_count_access(struct l2arc_c *lc, int result, bool iohit,

@@ -12,8 +12,11 @@
  * for more is short, leaving the rest to device-mapper's
  * dm_accept_partial_bio()).
  *
- * Reads.  One pass over the bio's blocks under one hold of arc.lock takes
- * each block's access in the ARC, in mapping order, and sorts the block:
+ * Reads.  A read whose blocks are all resident with their data takes no
+ * lock: l2arc_map_hits() finds them under RCU, takes their buffers and
+ * logs the ARC's accesses (hitlog.c).  Any other read makes one pass over
+ * the bio's blocks under one hold of arc.lock, which takes each block's
+ * access in the ARC, in mapping order, and sorts the block:
  *  - hit: resident with its data; the bio's part is copied out after the
  *    lock is dropped (the buffer referenced meanwhile);
  *  - iohit: its fill is in flight; the bio waits for it (struct
@@ -1045,10 +1048,12 @@ static unsigned int l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
  * after it.  So a read that finds the buffer still hung either started
  * before that write completed (and may return the data before it, as a
  * disk may for overlapping I/O) or there was no such write.  A buffer
- * found through a header that was freed and reused meanwhile
- * (SLAB_TYPESAFE_BY_RCU, arc.c) is told apart by its block number, read
- * after the reference is taken; a buffer freed meanwhile refuses the
- * reference (its memory is freed after a grace period).
+ * found through a header that was freed and reused meanwhile, by this
+ * device or another (SLAB_TYPESAFE_BY_RCU, one cache for all, arc.c), is
+ * told apart by its device and block number, read after the reference is
+ * taken; a buffer freed meanwhile refuses the reference (its memory is
+ * freed after a grace period).  The what-if's miniature directories,
+ * which share the header cache, hang only tagged pointers (whatif.c).
  */
 static bool l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 			   u64 first, u64 last)
@@ -1064,7 +1069,8 @@ static bool l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 
 		if (!buf || !l2arc_buf_tryget(buf))
 			break;
-		if (READ_ONCE(buf->oblock) != b) {
+		if (READ_ONCE(buf->owner) != lc ||
+		    READ_ONCE(buf->oblock) != b) {
 			l2arc_buf_put(lc, buf);
 			break;
 		}

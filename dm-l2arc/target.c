@@ -29,8 +29,13 @@
  * fill off its header (it installs nothing and serves only the reads that
  * were already waiting, issued before the write completed).  So a fill
  * that reads can join is one that no write overlapped, and a read that
- * overlaps a write in flight goes to the origin: it may see the old or the
- * new data, as a read racing a write may.  Read-ahead skips such blocks.
+ * takes the device lock and overlaps a write in flight goes to the origin:
+ * it may see the old or the new data, as a read racing a write may.  A
+ * read served without the lock (every block resident, io.c's
+ * l2arc_map_hits()) may find a block of a write that has been entered but
+ * whose copies are not all dropped yet: the write has not been sent to
+ * the origin then, so the data it gets is the block's latest.  Read-ahead
+ * skips blocks being written.
  * The tree is exact per block: a write never disturbs another block's
  * fill or L2 copy.
  *

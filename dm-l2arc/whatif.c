@@ -79,8 +79,13 @@ static const unsigned int whatif_eighths[WHATIF_NR_ARC] = {
 /* The miniature ARCs' locks: a lockdep class of their own. */
 static struct lock_class_key whatif_arc_lock_key;
 
-/* What the 1x miniature hangs on its resident headers: it is never read. */
-static char whatif_resident;
+/*
+ * What the 1x miniature hangs on its resident headers: never read, and
+ * with bit 0 set, as the target's fills are (io.h), so that a lock-free
+ * reader of a device that finds one of these headers (the header cache is
+ * shared and SLAB_TYPESAFE_BY_RCU, arc.c) never takes it for a buffer.
+ */
+#define WHATIF_RESIDENT		((void *)1UL)
 
 /* Sampling threshold that leaves about %WHATIF_SAMPLE_BLOCKS of @blocks. */
 static u32 whatif_threshold(u64 blocks)
@@ -194,7 +199,7 @@ static int whatif_arc_read(struct l2arc_whatif *wi, struct whatif_arc *a,
 	if (r >= 0) {
 		r = r == ARC_HIT_MRU || r == ARC_HIT_MFU;
 		if (!r && one && wi->t_l2)
-			arc_hdr_set_data(&a->arc, hdr, &whatif_resident);
+			arc_hdr_set_data(&a->arc, hdr, WHATIF_RESIDENT);
 	}
 	spin_unlock_bh(&a->arc.lock);
 	if (r >= 0 && one && l2)

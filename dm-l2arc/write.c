@@ -142,17 +142,22 @@ static void l2arc_invalidate_slot(struct l2arc_c *lc, u64 slot)
  * Drop every cached copy of blocks [first, first + nr); arc.lock held by
  * l2arc_bulk_lock(), dropped every L2ARC_LOCK_BATCH headers.  The range is
  * in the tree of writes in flight already, so no header of it can be
- * created, accessed or filled meanwhile: its headers only move forwards
- * (T1 -> B1, T2 -> B2, any -> L2-only, the index or out), which is the
- * order the lists, then the slot table, are walked in.  Returns the
- * resident blocks dropped.
+ * created or filled meanwhile, and only a read served without the lock
+ * (io.c's l2arc_map_hits(), whose access is applied when the walk takes
+ * the lock again) accesses one: its headers only move forwards (T1 -> T2,
+ * T1 -> B1, T2 -> B2, any -> L2-only, the index or out, and to the MRU
+ * end of T2), which is the order the lists, then the slot table, are
+ * walked in.  A walk that let the lock go goes on from the header it
+ * pinned only if that header is where it was, right after the same
+ * neighbour: one moved to its list's MRU end meanwhile would take the
+ * walk past the headers in between.  Returns the resident blocks dropped.
  */
 static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 				  u64 first, u64 nr)
 {
 	struct arc *arc = &lc->arc;
 	struct arc_hdr *hdr, *next;
-	struct list_head *head;
+	struct list_head *head, *prev;
 	u64 b, s, dropped = 0;
 	unsigned int i, restarts;
 
@@ -183,9 +188,12 @@ static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 			    !l2arc_bulk_due(h))
 				continue;
 			arc_hdr_pin(arc, hdr);
+			prev = hdr->list.prev;
 			l2arc_bulk_relax(lc, h);
 			hdr = l2arc_walk_resume(arc, hdr,
 						l2arc_walk_order[i].state);
+			if (hdr && hdr->list.prev != prev)
+				hdr = NULL;	/* moved within the list */
 			if (!hdr) {
 				restarts++;
 				hdr = list_first_entry_or_null(head,
