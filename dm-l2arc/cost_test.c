@@ -4,7 +4,9 @@
  * (UML: no emulator in the way), each against a memcpy() of one 4 KiB
  * block in the same run: an ARC hit (lookup and access, as the target
  * does it for a block it holds), a miss that evicts (a new header, the
- * access, the LRU block's eviction), and the L2 index's insert and find.
+ * access, the LRU block's eviction), an ARC hit without the lock (the
+ * lookup under RCU, a record in the hit log and its share of the log's
+ * application), and the L2 index's insert and find.
  * The figures are printed in the KUnit log (kunit_info) and recorded in
  * Documentation/benchmarks.rst; only the counts are checked, since timing
  * goals live in benchmarks.  Under make check's .kunitconfig (lockdep,
@@ -19,8 +21,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
-#include "arc.h"
-#include "l2index.h"
+#include "dm-l2arc.h"
 
 /* the directory's capacity, blocks; and the operations timed per round */
 #define COST_BLOCKS	16384
@@ -58,6 +59,17 @@ static void cost_evict_data(struct arc *arc, struct arc_hdr *hdr,
 
 static const struct arc_ops cost_ops = {
 	.evict_data = cost_evict_data,
+};
+
+/* The hit-log case's device: it never evicts (a warning if it does). */
+static void cost_lc_evict_data(struct arc *arc, struct arc_hdr *hdr,
+			       void *data, enum arc_evict_reason why)
+{
+	WARN_ON_ONCE(1);
+}
+
+static const struct arc_ops cost_lc_ops = {
+	.evict_data = cost_lc_evict_data,
 };
 
 /* Any non-NULL data: the cases never dereference it. */
@@ -274,6 +286,73 @@ static void cost_test_arc(struct kunit *test)
 }
 
 /*
+ * ARC hits as io.c serves a 4 KiB read whose block is resident, on a
+ * device whose directory holds blocks 0..COST_BLOCKS-1: the lookup under
+ * RCU and the data pointer's read (not the buffer's reference: two atomic
+ * operations on a real buffer), one record in this CPU's hit log, and its
+ * share of the log's application (every 32 reads: the lookup and the
+ * access under the lock, with the counters).  Every read must be logged
+ * and counted as a hit.
+ */
+static void cost_test_hitlog(struct kunit *test)
+{
+	struct cost_ctx *ctx = test->priv;
+	struct arc_hdr *spare = NULL, *hdr;
+	u64 t0, best = U64_MAX, logged = 0, copy, v[L2ARC_STAT_NR];
+	struct l2arc_c *lc;
+	int round;
+	u32 i;
+
+	lc = kunit_kzalloc(test, sizeof(*lc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, lc);
+	lc->stats = alloc_percpu(struct l2arc_stats);
+	KUNIT_ASSERT_NOT_NULL(test, lc->stats);
+	if (l2arc_hitlog_init(&lc->hitlog) ||
+	    arc_init(&lc->arc, COST_BLOCKS, &cost_lc_ops, lc)) {
+		l2arc_hitlog_exit(&lc->hitlog);
+		free_percpu(lc->stats);
+		KUNIT_FAIL(test, "no memory for the device");
+		return;
+	}
+	for (i = 0; i < COST_BLOCKS; i++) {
+		if (!spare)
+			spare = arc_hdr_alloc(GFP_KERNEL);
+		l2arc_lock(lc);
+		if (arc_access(&lc->arc, to_oblock(i), 0, &spare, &hdr) >= 0)
+			arc_hdr_set_data(&lc->arc, hdr, COST_DATA);
+		l2arc_unlock(lc);
+	}
+	arc_hdr_free(spare);
+	for (round = 0; round < COST_ROUNDS; round++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < COST_OPS; i++) {
+			u64 b = ctx->idx[i];
+			bool hit;
+
+			rcu_read_lock();
+			hdr = arc_lookup_rcu(&lc->arc, to_oblock(b));
+			hit = hdr && READ_ONCE(hdr->data);
+			rcu_read_unlock();
+			logged += hit && l2arc_hitlog_add(lc, b, 1);
+		}
+		best = min(best, ktime_get_ns() - t0);
+	}
+	l2arc_lock(lc);		/* applies what is left */
+	l2arc_unlock(lc);
+	l2arc_stat_read_all(lc, v);
+	KUNIT_EXPECT_EQ(test, logged, (u64)COST_ROUNDS * COST_OPS);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], (u64)COST_ROUNDS * COST_OPS);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MISSES], 0ULL);
+	arc_exit(&lc->arc);
+	l2arc_hitlog_exit(&lc->hitlog);
+	free_percpu(lc->stats);
+
+	copy = cost_memcpy_ns(ctx);
+	cost_print(test, "ARC hit without the lock (RCU lookup, log, apply)",
+		   best / COST_OPS, copy);
+}
+
+/*
  * The L2 index of a device of COST_OPS slots: every slot indexed with a
  * block (hash-spread, as L2-only blocks of a random workload are), then
  * every block found at its slot.  Under the directory's lock, as the
@@ -333,6 +412,7 @@ static void cost_test_crc32c(struct kunit *test)
 
 static struct kunit_case cost_test_cases[] = {
 	KUNIT_CASE(cost_test_arc),
+	KUNIT_CASE(cost_test_hitlog),
 	KUNIT_CASE(cost_test_l2index),
 	KUNIT_CASE(cost_test_crc32c),
 	{}
