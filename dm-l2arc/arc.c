@@ -101,8 +101,8 @@
  * freed meanwhile stays a header until the reader's grace period ends, but
  * may be taken again at once for another block.  So a lock-free reader
  * checks what it found against what it wanted after taking a reference to
- * the data (the target's buffers carry their block number), and the
- * fields it reads -- the table link, @oblock and @data -- are never
+ * the data (the target's buffers carry their device and block number),
+ * and the fields it reads -- the table link, @oblock and @data -- are never
  * zeroed under it: arc_hdr_alloc() leaves the link as it was (a reader
  * standing on a reused header walks on to the end of some chain, which
  * rhashtable's lookup detects and restarts), and @data is published with
@@ -111,7 +111,8 @@
  * header of another (another device's, or a what-if miniature's): every
  * user in this module hangs on @data either a target buffer, which records
  * its device, or a pointer with bit 0 set, which a reader never takes for
- * a buffer (io.h).
+ * a buffer (io.h).  (The KUnit suites hang untagged test values; they run
+ * where no device serves reads.)
  */
 
 #include <linux/hash.h>

@@ -32,8 +32,9 @@
  * between), is not accessed; its hit still counts, as an MFU hit.
  *
  * Bounded: a CPU's log applies itself at %L2ARC_HITLOG_MAX reads or
- * %L2ARC_HITLOG_BLOCKS blocks, so one application accesses at most about
- * 2 x %L2ARC_HITLOG_BLOCKS blocks per CPU whose log has records.
+ * %L2ARC_HITLOG_BLOCKS blocks and takes no read that would carry it past
+ * them, so one application accesses at most %L2ARC_HITLOG_BLOCKS blocks
+ * per CPU whose log has records.
  *
  * Never stale: see l2arc_map_hits() in io.c; nothing here decides what a
  * read is served.

@@ -15,9 +15,9 @@
 /* Reads each CPU's log holds before its reader applies them all. */
 #define L2ARC_HITLOG_MAX		32
 /*
- * Blocks each CPU's log holds: a log that reaches this many is applied
- * too, so that one application accesses at most about twice this many
- * blocks per CPU (a 1 MiB read of 4 KiB blocks is 256).
+ * Blocks each CPU's log holds at most: a log that reaches this many is
+ * applied too, so that one application accesses at most this many blocks
+ * per CPU (a 1 MiB read of 4 KiB blocks is 256).
  */
 #define L2ARC_HITLOG_BLOCKS		256
 

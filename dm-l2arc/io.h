@@ -97,7 +97,8 @@ static inline struct l2arc_buf *l2arc_hdr_buf(const struct arc_hdr *hdr)
  *
  * The buffer, if any, was published by arc_hdr_set_data() (release
  * order), so its data is complete; it may have been let go since.  The
- * caller takes it with l2arc_buf_tryget() and checks &l2arc_buf.oblock.
+ * caller takes it with l2arc_buf_tryget() and checks &l2arc_buf.owner and
+ * &l2arc_buf.oblock.
  *
  * Context: rcu_read_lock() held.
  * Return: the buffer hung on @hdr when read, or NULL (none, or a fill).
