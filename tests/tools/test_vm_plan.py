@@ -294,13 +294,13 @@ class CheckDryRunTest(unittest.TestCase):
                 if 'predicted to end' in ln and '-l2arc-debug' not in ln]
         self.assertEqual(len(ends), 2, out)
         # every trust test stays on one Debian kernel at least, which
-        # costs this slow machine's sets up to 12 min past the budget
+        # costs this slow machine's sets up to 13 min past the budget
         # (the deadline then stops them, the trust tests run first)
         trust = {'stale-read', 'l2-persist', 'l2-crash', 'l2-reboot',
                  'l2-persist-owner', 'l2-rebuild-online', 'l2-origin-flush',
                  'l2-origin-identity', 'l2-origin-claim'}
         self.assertFalse(skips[k61] & skips[k612] & trust, out)
-        self.assertTrue(all(e <= 67 for e in ends), out)
+        self.assertTrue(all(e <= 68 for e in ends), out)
         # the debug set keeps only what is never left out (core, debug)
         dbg = [ln for ln in out if ln.startswith('plan: 6.1.192-l2arc-debug')]
         self.assertEqual(len(dbg), 1, out)
