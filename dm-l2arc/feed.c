@@ -417,7 +417,8 @@ static struct arc_hdr *l2arc_scan_start(struct l2arc_c *lc, unsigned int i)
 	l2arc_assert_locked(lc);
 	lc->feed.cursor[i] = NULL;
 	if (hdr)
-		hdr = l2arc_walk_resume(&lc->arc, hdr, l2arc_feed_lists[i].state);
+		hdr = l2arc_walk_resume(&lc->arc, hdr, l2arc_feed_lists[i].state,
+					NULL);
 	return hdr ?: list_first_entry_or_null(head, struct arc_hdr, list);
 }
 
@@ -467,7 +468,8 @@ static unsigned int l2arc_collect(struct l2arc_c *lc, struct l2arc_wentry *w,
 			arc_hdr_pin(&lc->arc, hdr);
 			l2arc_bulk_relax(lc, &h);
 			hdr = l2arc_walk_resume(&lc->arc, hdr,
-						l2arc_feed_lists[i].state);
+						l2arc_feed_lists[i].state,
+						NULL);
 			if (!hdr) {	/* it moved: from the LRU end again */
 				restarts++;
 				hdr = list_first_entry_or_null(head,

@@ -117,7 +117,7 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr)
 {
 	struct l2arc_hitlog *hl = &lc->hitlog;
 	struct l2arc_hitlog_cpu *c;
-	bool full;
+	bool full, filled = false;
 
 	if (!hl->cpu)
 		return false;
@@ -135,17 +135,15 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr)
 		/* under the CPU's lock: each log is in order */
 		r->seq = atomic64_inc_return(&hl->seq);
 		atomic_inc(&hl->pending);
+		filled = c->nr == L2ARC_HITLOG_MAX ||
+			 c->blocks == L2ARC_HITLOG_BLOCKS;
 	}
 	spin_unlock_bh(&c->lock);
-	if (full)
-		return false;
-	/* a racy look, a hint: the log may have been applied meanwhile */
-	if (READ_ONCE(c->nr) == L2ARC_HITLOG_MAX ||
-	    READ_ONCE(c->blocks) >= L2ARC_HITLOG_BLOCKS) {
+	if (filled) {
 		l2arc_lock(lc);		/* applies every log */
 		l2arc_unlock(lc);
 	}
-	return true;
+	return !full;
 }
 
 /**

@@ -118,19 +118,28 @@ bool l2arc_bulk_yield(struct l2arc_c *lc, struct l2arc_hold *h)
  * @arc: the directory
  * @next: the header the walk would visit next, pinned before the drop
  * @state: the state of the list walked (%ARC_MRU .. %ARC_L2ONLY)
+ * @prev: @next's list neighbour (&arc_hdr.list.prev) before the drop, for
+ *	a walk that must see every header of the list; NULL for one that may
+ *	pass some (the feed, which only feeds fewer blocks then)
  *
- * Drops the pin.
+ * Drops the pin.  A header moved to its list's MRU end meanwhile (a hit
+ * on T2, a demand hit on a prefetched T1 block) is still on the list, but
+ * going on from it would pass the headers in between: with @prev, that
+ * counts as moved.
  *
  * Context: arc.lock held.
- * Return: @next if it is still on that list, else NULL (the caller starts
- * that list again from its LRU end).
+ * Return: @next if it is still on that list (and, with @prev, still right
+ * after the same neighbour), else NULL (the caller starts that list again
+ * from its LRU end).
  */
 struct arc_hdr *l2arc_walk_resume(struct arc *arc, struct arc_hdr *next,
-				  u8 state)
+				  u8 state, const struct list_head *prev)
 {
 	lockdep_assert_held(&arc->lock);
 	/* an L2-only header may go to the index at its last unpin */
 	if (!arc_hdr_unpin(arc, next))
 		return NULL;
-	return next->state == state ? next : NULL;
+	if (next->state != state || (prev && next->list.prev != prev))
+		return NULL;
+	return next;
 }

@@ -191,9 +191,7 @@ static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 			prev = hdr->list.prev;
 			l2arc_bulk_relax(lc, h);
 			hdr = l2arc_walk_resume(arc, hdr,
-						l2arc_walk_order[i].state);
-			if (hdr && hdr->list.prev != prev)
-				hdr = NULL;	/* moved within the list */
+						l2arc_walk_order[i].state, prev);
 			if (!hdr) {
 				restarts++;
 				hdr = list_first_entry_or_null(head,
