@@ -5,13 +5,16 @@
  * Theory of operation
  * ===================
  *
- * A read whose blocks are all resident in the ARC is served without
- * arc.lock (io.c, l2arc_map_hits()): each block's header is found under
- * RCU (arc_lookup_rcu()), its buffer taken with a reference, and the data
- * copied.  What the ARC owes such a read -- the paper's case I for each
+ * A read's blocks that are resident in the ARC, from its first block on,
+ * are served without arc.lock (io.c, l2arc_map_hits()): each block's
+ * header is found under RCU (arc_lookup_rcu()), its buffer taken with a
+ * reference, and the data copied; the first block that is not resident
+ * (and the rest of the read after it) is mapped under the lock, after the
+ * served blocks' record is applied.  What the ARC owes such blocks -- the
+ * paper's case I for each
  * block, a move to the MRU end of T2 -- and its counters are not done
- * then, but logged: the read appends one record (its first block, its
- * length and a sequence number from the device's counter) to the log of
+ * then, but logged: the read appends one record (its first block, the
+ * blocks served and a sequence number from the device's counter) to the log of
  * the CPU it runs on, under that log's own lock.  Whoever takes arc.lock
  * next applies every CPU's records first (l2arc_lock() calls
  * l2arc_hitlog_apply()), in the order of their sequence numbers; a CPU
@@ -98,10 +101,10 @@ void l2arc_hitlog_exit(struct l2arc_hitlog *hl)
 }
 
 /**
- * l2arc_hitlog_add() - log a read whose blocks were all ARC hits
+ * l2arc_hitlog_add() - log the ARC hits a read was served without arc.lock
  * @lc: the device
  * @first: the read's first block
- * @nr: its blocks, >= 1
+ * @nr: its blocks served so, >= 1 (from @first on)
  *
  * Appends to the log of the CPU the caller runs on; when that fills
  * (%L2ARC_HITLOG_MAX reads or %L2ARC_HITLOG_BLOCKS blocks), takes arc.lock
@@ -110,7 +113,7 @@ void l2arc_hitlog_exit(struct l2arc_hitlog *hl)
  *
  * Context: process or softirq context; arc.lock not held.
  * Return: true if logged; false if there is no log or this CPU's log has
- * no room for it (the caller takes arc.lock and accesses the blocks
+ * no room for it (the caller takes arc.lock and l2arc_hitlog_access()
  * itself).
  */
 bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr)
@@ -195,7 +198,7 @@ static int l2arc_hitrec_cmp(const void *a, const void *b)
 }
 
 /* One logged hit of block @b, as io.c's map would have taken it. */
-static void l2arc_hitlog_access(struct l2arc_c *lc, u64 b)
+static void l2arc_hitlog_access_one(struct l2arc_c *lc, u64 b)
 {
 	struct arc_hdr *hdr = arc_lookup(&lc->arc, to_oblock(b));
 	int r = ARC_HIT_MFU;	/* gone meanwhile: read again, so MFU */
@@ -275,6 +278,29 @@ void l2arc_hitlog_apply(struct l2arc_c *lc)
 		u64 b;
 
 		for (b = r->first; b < r->first + r->nr; b++)
-			l2arc_hitlog_access(lc, b);
+			l2arc_hitlog_access_one(lc, b);
 	}
+}
+
+/**
+ * l2arc_hitlog_access() - take the ARC's accesses of a read served without
+ * arc.lock, now, as a record of it would be applied
+ * @lc: the device
+ * @first: the read's first block served
+ * @nr: its blocks served, >= 1
+ *
+ * For the reader whose CPU's log had no room (l2arc_hitlog_add() returned
+ * false): l2arc_lock() has applied every log, so the accesses come after
+ * every read logged before and in their order.  A block gone meanwhile
+ * counts its hit as l2arc_hitlog_apply() counts it.
+ *
+ * Context: arc.lock held (BHs off).
+ */
+void l2arc_hitlog_access(struct l2arc_c *lc, u64 first, u32 nr)
+{
+	u64 b;
+
+	l2arc_assert_locked(lc);
+	for (b = first; b < first + nr; b++)
+		l2arc_hitlog_access_one(lc, b);
 }

@@ -22,10 +22,10 @@
 #define L2ARC_HITLOG_BLOCKS		256
 
 /**
- * struct l2arc_hitrec - one read whose blocks were all ARC hits
+ * struct l2arc_hitrec - one read's blocks served without arc.lock
  * @first: its first block
  * @seq: its place among every logged read of the device (1, 2, ...)
- * @nr: its blocks, 1..%L2ARC_HITLOG_BLOCKS
+ * @nr: the blocks served, from @first on, 1..%L2ARC_HITLOG_BLOCKS
  */
 struct l2arc_hitrec {
 	u64 first;
@@ -69,6 +69,7 @@ int l2arc_hitlog_init(struct l2arc_hitlog *hl);
 void l2arc_hitlog_exit(struct l2arc_hitlog *hl);
 bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr);
 void l2arc_hitlog_apply(struct l2arc_c *lc);
+void l2arc_hitlog_access(struct l2arc_c *lc, u64 first, u32 nr);
 void l2arc_count_access(struct l2arc_c *lc, int result, bool iohit,
 			bool prefetch);
 

@@ -12,10 +12,11 @@
  * for more is short, leaving the rest to device-mapper's
  * dm_accept_partial_bio()).
  *
- * Reads.  A read whose blocks are all resident with their data takes no
- * lock: l2arc_map_hits() finds them under RCU, takes their buffers and
- * logs the ARC's accesses (hitlog.c).  Any other read makes one pass over
- * the bio's blocks under one hold of arc.lock, which takes each block's
+ * Reads.  A read's blocks that are resident with their data, from its
+ * first block on, take no lock: l2arc_map_hits() finds them under RCU,
+ * copies from their buffers and logs the ARC's accesses (hitlog.c).
+ * From the first block that is not, the read makes one pass over the
+ * rest of its blocks under one hold of arc.lock, which takes each block's
  * access in the ARC, in mapping order, and sorts the block:
  *  - hit: resident with its data; the bio's part is copied out after the
  *    lock is dropped (the buffer referenced meanwhile);
@@ -33,8 +34,9 @@
  *    bio are issued under one plug, so that the block layer merges them
  *    into requests as large as the device takes.
  * The bio completes when its last part does, with the first error of any.
- * A block of a bio that a write in flight covers is not cached: the bio
- * goes around the ARC to the origin (reads_around_writes), see "Never
+ * A block of a bio that a write in flight covers is not cached: the bio,
+ * from its first block not served without the lock, goes around the ARC
+ * to the origin (reads_around_writes counts those blocks), see "Never
  * stale" in target.c.  When memory is short the rest of the bio from the
  * block that could not get it goes around the ARC (memory_throttle_count).
  *
@@ -220,6 +222,13 @@ static sector_t l2arc_io_part(struct l2arc_c *lc, struct l2arc_io *io,
 	*s = max(bstart, kstart);
 	*e = min(bstart + bio_sectors(bio), kstart + lc->block_sectors);
 	return bstart;
+}
+
+/* The first block of the read @io. */
+static u64 l2arc_io_first(struct l2arc_c *lc, struct l2arc_io *io)
+{
+	return dm_target_offset(lc->ti, l2arc_io_bio(io)->bi_iter.bi_sector) >>
+	       lc->block_shift;
 }
 
 /* Copy the waiting block's part of its read from the block's buffer @buf. */
@@ -736,18 +745,18 @@ struct l2arc_miss {
 };
 
 /*
- * The waits of the demand read @io for blocks [@first, @last]: which part
- * of the bio each block is, in one walk of the bio.  Before arc.lock is
- * taken: nothing here is shared.
+ * The waits of the demand read @io for blocks [@from, @last] (its first
+ * block is @first, its waits indexed from there): which part of the bio
+ * each block is, in one walk of the bio from @it, where block @from's
+ * part starts.  Before arc.lock is taken: nothing here is shared.
  */
 static void l2arc_map_parts(struct l2arc_c *lc, struct l2arc_io *io,
-			    u64 first, u64 last)
+			    u64 first, u64 from, u64 last, struct bvec_iter it)
 {
 	struct bio *bio = l2arc_io_bio(io);
-	struct bvec_iter it = bio->bi_iter;
 	u64 b;
 
-	for (b = first; b <= last; b++) {
+	for (b = from; b <= last; b++) {
 		struct l2arc_wait *w = &io->waits[b - first];
 		sector_t s, e;
 
@@ -889,6 +898,8 @@ static void l2arc_map_miss(struct l2arc_map *m, struct l2arc_wait *w,
 static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 			    struct l2arc_io *io, struct l2arc_run **runs)
 {
+	/* a demand read's waits are indexed from its first block */
+	u64 wfirst = io ? l2arc_io_first(lc, io) : 0;
 	struct l2arc_map m = {
 		.lc = lc, .io = io, .tail = runs, .last = last,
 		.prefetch = !io,
@@ -901,7 +912,7 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 	while (*m.tail)
 		m.tail = &(*m.tail)->next;
 	for (b = first; b <= last; b++) {
-		struct l2arc_wait *w = io ? &io->waits[b - first] : NULL;
+		struct l2arc_wait *w = io ? &io->waits[b - wfirst] : NULL;
 		struct arc_hdr *hdr = arc_lookup(&lc->arc, to_oblock(b));
 		bool resident = hdr && (hdr->state == ARC_MRU ||
 					hdr->state == ARC_MFU);
@@ -1034,12 +1045,14 @@ static unsigned int l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
 }
 
 /*
- * Serve the read @io of blocks [@first, @last] without arc.lock when every
- * block is resident in the ARC with its data read: each block's buffer is
- * taken into its wait (w->hit), and the ARC's accesses are logged for the
- * next holder of the lock (hitlog.c).  Returns false, with nothing taken,
- * when one block is not such a hit or the log is full: the read then
- * takes the lock.
+ * Serve the read @io from block @first on without arc.lock, for as long
+ * as each block is resident in the ARC with its data read: each block's
+ * buffer is taken under RCU, its part copied into the bio at *@it (which
+ * then follows the copy) and let go, and the ARC's accesses of the blocks
+ * served are logged for the next holder of the lock (hitlog.c); when this
+ * CPU's log has no room, they are taken under the lock now.  Returns the
+ * first block not served: @first when none was (a block not resident,
+ * not read yet, or no log), @last + 1 when all were.
  *
  * Never stale: a buffer hung on a header holds its block's data as of the
  * latest write that has completed.  A write drops the buffer from its
@@ -1055,37 +1068,47 @@ static unsigned int l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
  * freed after a grace period).  The what-if's miniature directories,
  * which share the header cache, hang only tagged pointers (whatif.c).
  */
-static bool l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
-			   u64 first, u64 last)
+static u64 l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
+			  u64 first, u64 last, struct bvec_iter *it)
 {
+	struct bio *bio = l2arc_io_bio(io);
 	u64 b;
 
-	if (!READ_ONCE(lc->arc_ready))
-		return false;
-	rcu_read_lock();
+	if (!READ_ONCE(lc->arc_ready) || !lc->hitlog.cpu)
+		return first;
 	for (b = first; b <= last; b++) {
-		struct arc_hdr *hdr = arc_lookup_rcu(&lc->arc, to_oblock(b));
-		struct l2arc_buf *buf = hdr ? l2arc_hdr_buf_rcu(hdr) : NULL;
+		struct l2arc_buf *buf = NULL;
+		struct arc_hdr *hdr;
+		sector_t s, e;
 
-		if (!buf || !l2arc_buf_tryget(buf))
+		rcu_read_lock();
+		hdr = arc_lookup_rcu(&lc->arc, to_oblock(b));
+		if (hdr)
+			buf = l2arc_hdr_buf_rcu(hdr);
+		if (buf && !l2arc_buf_tryget(buf))
+			buf = NULL;
+		rcu_read_unlock();
+		if (!buf)
 			break;
 		if (READ_ONCE(buf->owner) != lc ||
 		    READ_ONCE(buf->oblock) != b) {
 			l2arc_buf_put(lc, buf);
 			break;
 		}
-		io->waits[b - first].hit = buf;
+		l2arc_io_part(lc, io, b, &s, &e);
+		l2arc_buf_copy_to_bio(buf, (s - (b << lc->block_shift)) <<
+					   SECTOR_SHIFT,
+				      bio, *it, (e - s) << SECTOR_SHIFT);
+		bio_advance_iter(bio, it, (e - s) << SECTOR_SHIFT);
+		l2arc_buf_put(lc, buf);
 	}
-	rcu_read_unlock();
-	if (b > last && l2arc_hitlog_add(lc, first, last - first + 1))
-		return true;
-	while (b-- > first) {
-		struct l2arc_wait *w = &io->waits[b - first];
-
-		l2arc_buf_put(lc, w->hit);
-		w->hit = NULL;
+	if (b > first && !l2arc_hitlog_add(lc, first, b - first)) {
+		/* this CPU's log is full: the accesses now, in their order */
+		l2arc_lock(lc);
+		l2arc_hitlog_access(lc, first, b - first);
+		l2arc_unlock(lc);
 	}
-	return false;
+	return b;
 }
 
 /*
@@ -1097,40 +1120,42 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 			  struct l2arc_io *io)
 {
 	sector_t start = dm_target_offset(lc->ti, bio->bi_iter.bi_sector);
-	u64 first = start >> lc->block_shift, last, b, done;
+	u64 first = start >> lc->block_shift, last, from, b, done;
+	struct bvec_iter it = bio->bi_iter;
 	struct l2arc_run *runs = NULL;
 	unsigned int nr;
 
 	nr = l2arc_map_waits(lc, bio, io, start, &last);
 	if (!nr)
 		return DM_MAPIO_REMAPPED;
-	l2arc_map_parts(lc, io, first, last);
 	l2arc_stat_inc(lc, L2ARC_STAT_READ_BIOS);
-	if (l2arc_map_hits(lc, io, first, last)) {
-		done = last + 1;
-		goto copy;
-	}
+	/* blocks [first, from) are served: copied, their accesses logged */
+	from = l2arc_map_hits(lc, io, first, last, &it);
+	done = from;
+	if (from > last)
+		goto out;
+	l2arc_map_parts(lc, io, first, from, last, it);
 
 	l2arc_lock(lc);
-	if (l2arc_wr_overlaps(lc, first, last)) {
+	if (l2arc_wr_overlaps(lc, from, last)) {
 		/*
 		 * A write of one of the blocks is in flight: no fill may
 		 * start (its data could be older than the write and be
 		 * handed to reads issued after the write completed), and
 		 * the cached copy is being dropped.  Read around the ARC.
 		 */
-		l2arc_stat_add(lc, L2ARC_STAT_READS_AROUND_WRITES, nr);
+		l2arc_stat_add(lc, L2ARC_STAT_READS_AROUND_WRITES,
+			       last - from + 1);
 		l2arc_unlock(lc);
-		goto around;
+	} else {
+		done = l2arc_map_blocks(lc, from, last, io, &runs);
+		l2arc_unlock(lc);
 	}
-	done = l2arc_map_blocks(lc, first, last, io, &runs);
-	l2arc_unlock(lc);
 	if (done == first && !runs)
 		goto around;	/* nothing taken: the whole bio goes */
 
-copy:
 	/* hits: copy now */
-	for (b = first; b < done; b++) {
+	for (b = from; b < done; b++) {
 		struct l2arc_wait *w = &io->waits[b - first];
 
 		if (!w->hit)
@@ -1142,8 +1167,9 @@ copy:
 	l2arc_runs_submit(lc, runs);
 	if (done <= last) {
 		/*
-		 * No memory from block @done on: the rest around the ARC
-		 * (all of it when that is the first, partial block).
+		 * A write in flight, or no memory, from block @done on: the
+		 * rest around the ARC (all of it when that is the first,
+		 * partial block).
 		 */
 		sector_t off = max_t(sector_t, done << lc->block_shift, start) -
 			       start;
@@ -1151,6 +1177,7 @@ copy:
 		l2arc_read_around(lc, io, off, bio_sectors(bio) - off,
 				  GFP_NOIO);
 	}
+out:
 	l2arc_zfetch(lc, first, min(done, last + 1) - 1);
 	l2arc_io_put(io);
 	return DM_MAPIO_SUBMITTED;

@@ -8,6 +8,8 @@
 # ARC access and the counters are known exactly:
 #  - one block read 1000 times: hits 999, misses 1;
 #  - N distinct blocks: misses N, hits 0;
+#  - one 32 KiB read (dd) of 4 resident blocks then 4 new ones: 4 MRU
+#    hits served without the lock, 4 misses under it;
 #  - ghost hits: with arc_max = 16 blocks, the paper's ARC (case IV) drops
 #    T1's LRU block without a ghost while T2 is empty, so 0..31 then 0 has
 #    NO ghost hit; with one block in T2 first (100, 100), B1 keeps a ghost
@@ -86,6 +88,14 @@ dmsetup message ca 0 clear_stats
 expect ca hits=0 misses=0 mru_hits=0 mfu_hits=0 demand_data_misses=0
 pyread /dev/mapper/ca 5
 expect ca hits=1 misses=0 mfu_hits=1
+# ---- one read whose first blocks are resident and the rest are not: the
+# resident ones are served without the lock (their accesses logged), the
+# rest are misses under it; 32 KiB at block 206: 206..209 MRU hits (to
+# MFU), 210..213 misses (to MRU)
+dd if=/dev/mapper/ca of=/dev/null bs=32k count=1 skip=$((206 * 4096)) \
+	iflag=direct,skip_bytes status=none
+expect ca hits=5 misses=4 mru_hits=4 mfu_hits=1 demand_data_hits=5 \
+	demand_data_misses=4 mru_blocks=200 mfu_blocks=5 hash_elements=205
 if dmsetup message ca 0 no_such_message 2>/dev/null; then
 	die "unknown message accepted"
 fi
@@ -167,8 +177,8 @@ paste <(awk 'NR > 2 { print $1, $3 }' "$(pf ca)") <(awk 'NR > 2 { print $3 }' "$
 	       ok = $1 == "lock_contended" ? $5 >= want : want == $5
 	       if ($1 != $4 || !ok) { print "sum " $0; bad = 1 } } END { exit bad }' ||
 	die "summed arcstats differs from ca + cg"
-assert_eq "summed hits" 2 "$(awk '$1 == "hits" { print $3 }' /proc/dm-l2arc/arcstats)"
-assert_eq "summed misses" 34 "$(awk '$1 == "misses" { print $3 }' /proc/dm-l2arc/arcstats)"
+assert_eq "summed hits" 6 "$(awk '$1 == "hits" { print $3 }' /proc/dm-l2arc/arcstats)"
+assert_eq "summed misses" 38 "$(awk '$1 == "misses" { print $3 }' /proc/dm-l2arc/arcstats)"
 for f in "$(pf ca)" /proc/dm-l2arc/arcstats; do
 	if (echo 0 >"$f") 2>/dev/null; then
 		die "write to $f succeeded"
