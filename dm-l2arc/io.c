@@ -47,9 +47,11 @@
  * verifies in a tasklet when it may): no workqueue hop on the common
  * path.  From hard interrupt context, and for any run with an error or a
  * checksum mismatch, it runs on the device's workqueue (one hop per run,
- * never per block): a bad L2 block is read again from the origin, and
- * when an origin read fails each waiting bio reads its own sectors of the
- * block from the origin (a read fails only where the origin fails it).
+ * never per block; unbound, as dm-verity's, so that runs completing on
+ * one CPU are checked on several): a bad L2 block is read again from the
+ * origin, and when an origin read fails each waiting bio reads its own
+ * sectors of the block from the origin (a read fails only where the
+ * origin fails it).
  *
  * L2 hits are installed in the ARC like origin reads (as OpenZFS does):
  * the access has already been taken by the ARC's rules (a ghost hit
@@ -1213,8 +1215,9 @@ void l2arc_iopath_init(struct l2arc_c *lc)
  */
 int l2arc_iopath_alloc(struct l2arc_c *lc, char **error)
 {
-	lc->iop.wq = alloc_workqueue("dm-l2arc-%s", WQ_MEM_RECLAIM, 0,
-				     lc->name);
+	/* unbound, as dm-verity's: a run's checks need not wait for its CPU */
+	lc->iop.wq = alloc_workqueue("dm-l2arc-%s",
+				     WQ_MEM_RECLAIM | WQ_UNBOUND, 0, lc->name);
 	if (!lc->iop.wq) {
 		*error = "Cannot allocate workqueue";
 		return -ENOMEM;
