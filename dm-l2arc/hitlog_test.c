@@ -236,6 +236,29 @@ static u64 hl_list_block(struct arc *arc, enum arc_list_id id, int i)
 	return U64_MAX;
 }
 
+/* Blocks 0 .. @n - 1 read once each under the lock: misses, into T1. */
+static void hl_t1_blocks(struct kunit *test, struct l2arc_c *lc, u64 n)
+{
+	u64 b;
+
+	for (b = 0; b < n; b++)
+		KUNIT_ASSERT_EQ(test, hl_locked_access(test, lc, b), ARC_MISS);
+}
+
+/*
+ * T1 is empty and T2 holds blocks @x, @y, @z from its LRU end; arc.lock
+ * held (expectations only).
+ */
+static void hl_expect_t2(struct kunit *test, struct l2arc_c *lc, u64 x,
+			 u64 y, u64 z)
+{
+	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T1), 0ULL);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T2), 3ULL);
+	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, 0), x);
+	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, 1), y);
+	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, 2), z);
+}
+
 /*
  * Records collected out of order (as from two CPUs) are applied in the
  * order of their numbers: blocks 0, 1, 2 in T1; records "2" (number 5)
@@ -246,17 +269,11 @@ static void hitlog_test_order(struct kunit *test)
 	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
 	u64 v[L2ARC_STAT_NR];
 
-	KUNIT_ASSERT_EQ(test, hl_locked_access(test, lc, 0), ARC_MISS);
-	KUNIT_ASSERT_EQ(test, hl_locked_access(test, lc, 1), ARC_MISS);
-	KUNIT_ASSERT_EQ(test, hl_locked_access(test, lc, 2), ARC_MISS);
+	hl_t1_blocks(test, lc, 3);
 	hl_put_record(lc, 2, 1, 5);
 	hl_put_record(lc, 0, 2, 3);
 	l2arc_lock(lc);
-	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T1), 0ULL);
-	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T2), 3ULL);
-	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, 0), 0ULL);
-	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, 1), 1ULL);
-	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, 2), 2ULL);
+	hl_expect_t2(test, lc, 0, 1, 2);
 	l2arc_unlock(lc);
 	l2arc_stat_read_all(lc, v);
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MRU_HITS], 3ULL);
@@ -318,6 +335,34 @@ static void hitlog_test_blocks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], (u64)L2ARC_HITLOG_BLOCKS);
 }
 
+/*
+ * A reader whose log is full takes the lock, which applies every record
+ * logged before, and then its own accesses (l2arc_hitlog_access()):
+ * blocks 0, 1, 2 in T1; a full log of records of block 2; the reader's
+ * blocks 0 and 1 then leave T2 as 2, 0, 1 from its LRU end.
+ */
+static void hitlog_test_access_now(struct kunit *test)
+{
+	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
+	u64 v[L2ARC_STAT_NR];
+	int i;
+
+	hl_t1_blocks(test, lc, 3);
+	for (i = 0; i < L2ARC_HITLOG_MAX; i++)
+		hl_put_record(lc, 2, 1, 1 + i);
+	KUNIT_EXPECT_FALSE(test, l2arc_hitlog_add(lc, 0, 2));
+	l2arc_lock(lc);
+	l2arc_hitlog_access(lc, 0, 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
+	hl_expect_t2(test, lc, 2, 0, 1);
+	l2arc_unlock(lc);
+	l2arc_stat_read_all(lc, v);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MRU_HITS], 3ULL);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MFU_HITS],
+			(u64)L2ARC_HITLOG_MAX - 1);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MISSES], 3ULL);
+}
+
 /* A record of a block no longer in the directory: one hit, no insert. */
 static void hitlog_test_gone(struct kunit *test)
 {
@@ -340,6 +385,7 @@ static struct kunit_case hitlog_cases[] = {
 	KUNIT_CASE(hitlog_test_full),
 	KUNIT_CASE(hitlog_test_blocks),
 	KUNIT_CASE(hitlog_test_gone),
+	KUNIT_CASE(hitlog_test_access_now),
 	{}
 };
 

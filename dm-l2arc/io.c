@@ -1115,21 +1115,23 @@ static u64 l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 
 /*
  * A read of any size: see the theory of operation.  Returns
- * %DM_MAPIO_REMAPPED when the whole bio goes around the ARC (a write in
- * flight, or no memory), else %DM_MAPIO_SUBMITTED.
+ * %DM_MAPIO_REMAPPED when the whole bio goes around the ARC (no block was
+ * served without the lock, and a write in flight or no memory stopped the
+ * first one), else %DM_MAPIO_SUBMITTED.
  */
 static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 			  struct l2arc_io *io)
 {
 	sector_t start = dm_target_offset(lc->ti, bio->bi_iter.bi_sector);
 	u64 first = start >> lc->block_shift, last, from, b, done;
-	struct bvec_iter it = bio->bi_iter;
 	struct l2arc_run *runs = NULL;
+	struct bvec_iter it;
 	unsigned int nr;
 
 	nr = l2arc_map_waits(lc, bio, io, start, &last);
 	if (!nr)
 		return DM_MAPIO_REMAPPED;
+	it = bio->bi_iter;	/* after dm_accept_partial_bio() */
 	l2arc_stat_inc(lc, L2ARC_STAT_READ_BIOS);
 	/* blocks [first, from) are served: copied, their accesses logged */
 	from = l2arc_map_hits(lc, io, first, last, &it);

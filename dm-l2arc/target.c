@@ -31,10 +31,13 @@
  * that reads can join is one that no write overlapped, and a read that
  * takes the device lock and overlaps a write in flight goes to the origin:
  * it may see the old or the new data, as a read racing a write may.  A
- * read served without the lock (every block resident, io.c's
- * l2arc_map_hits()) may find a block of a write that has been entered but
- * whose copies are not all dropped yet: the write has not been sent to
- * the origin then, so the data it gets is the block's latest.  Read-ahead
+ * block served without the lock (a read's resident blocks from its first
+ * on, io.c's l2arc_map_hits()) may be a block of a write that has been
+ * entered but whose copies are not all dropped yet: the write has not
+ * been sent to the origin then, so the data it gets is the block's
+ * latest.  Such a read's later blocks, mapped under the lock, may then
+ * find the write in flight and read around the ARC: a read that overlaps
+ * a write may see some blocks old and some new, as with a disk.  Read-ahead
  * skips blocks being written.
  * The tree is exact per block: a write never disturbs another block's
  * fill or L2 copy.

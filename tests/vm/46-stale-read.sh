@@ -19,8 +19,11 @@
 #     reads block 100 on CPU 1 (reader 2: it overlaps the write and may
 #     see "A"); when that read is in flight at the null_blk, CPU 1 is
 #     taken by a SCHED_FIFO busy loop (RT throttling and 6.12's fair
-#     server off), so that work queued on CPU 1 -- the completion of
-#     anything reader 2 started -- cannot run;
+#     server off), so that nothing reader 2 started can go on in process
+#     context on CPU 1 (a fill's completion, from the null_blk timer's
+#     interrupt, goes to the device's unbound workqueue and may run on
+#     CPU 0 at once: a fill that overlapped the write would then be
+#     installed before reader 3 reads, and reader 3 would read it);
 #  2. when the write has completed, reads block 100 on CPU 0 (reader 3),
 #     waits until it completed or joined something in flight, releases
 #     CPU 1: reader 3 must return "B".

@@ -16,7 +16,10 @@ KiB written.
  2. when arcstats says the write was issued, reader 2 (CPU 1) reads
     READER2_BLOCK; when the null_blk shows a read in flight (the data is
     taken, the completion comes later), a SCHED_FIFO busy loop takes CPU 1
-    so that work queued there by that completion cannot run;
+    so that nothing reader 2 started goes on there (a fill's completion
+    goes to the device's unbound workqueue, which may run it on CPU 0 at
+    once: a fill that overlapped the write would then be installed before
+    reader 3 reads it);
  3. when the write has completed, reader 3 (CPU 0) reads BLOCK; when it is
     done or has joined an I/O in flight (iohits > 0), CPU 1 is released.
 
