@@ -273,13 +273,8 @@ void l2arc_hitlog_apply(struct l2arc_c *lc)
 	atomic_sub(n, &hl->pending);
 	if (!sorted)
 		sort(hl->apply, n, sizeof(*hl->apply), l2arc_hitrec_cmp, NULL);
-	for (i = 0; i < n; i++) {
-		const struct l2arc_hitrec *r = &hl->apply[i];
-		u64 b;
-
-		for (b = r->first; b < r->first + r->nr; b++)
-			l2arc_hitlog_access_one(lc, b);
-	}
+	for (i = 0; i < n; i++)
+		l2arc_hitlog_access(lc, hl->apply[i].first, hl->apply[i].nr);
 }
 
 /**

@@ -233,17 +233,28 @@ static u64 l2arc_io_first(struct l2arc_c *lc, struct l2arc_io *io)
 	       lc->block_shift;
 }
 
+/*
+ * Copy @block's part of the read @io from the block's buffer @buf to @it,
+ * where that part starts in the bio.  Returns the part's length, bytes.
+ */
+static unsigned int l2arc_copy_part(struct l2arc_c *lc, struct l2arc_io *io,
+				    u64 block, struct l2arc_buf *buf,
+				    struct bvec_iter it)
+{
+	sector_t s, e;
+
+	l2arc_io_part(lc, io, block, &s, &e);
+	l2arc_buf_copy_to_bio(buf,
+			      (s - (block << lc->block_shift)) << SECTOR_SHIFT,
+			      l2arc_io_bio(io), it, (e - s) << SECTOR_SHIFT);
+	return (e - s) << SECTOR_SHIFT;
+}
+
 /* Copy the waiting block's part of its read from the block's buffer @buf. */
 static void l2arc_deliver(struct l2arc_c *lc, struct l2arc_wait *w,
 			  struct l2arc_buf *buf)
 {
-	sector_t s, e;
-
-	l2arc_io_part(lc, w->io, w->block, &s, &e);
-	l2arc_buf_copy_to_bio(buf,
-			      (s - (w->block << lc->block_shift)) << SECTOR_SHIFT,
-			      l2arc_io_bio(w->io), w->iter,
-			      (e - s) << SECTOR_SHIFT);
+	l2arc_copy_part(lc, w->io, w->block, buf, w->iter);
 }
 
 /* Read @block's part of the read @io from the origin; may sleep. */
@@ -1081,7 +1092,6 @@ static u64 l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 	for (b = first; b <= last; b++) {
 		struct l2arc_buf *buf = NULL;
 		struct arc_hdr *hdr;
-		sector_t s, e;
 
 		rcu_read_lock();
 		hdr = arc_lookup_rcu(&lc->arc, to_oblock(b));
@@ -1097,11 +1107,8 @@ static u64 l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 			l2arc_buf_put(lc, buf);
 			break;
 		}
-		l2arc_io_part(lc, io, b, &s, &e);
-		l2arc_buf_copy_to_bio(buf, (s - (b << lc->block_shift)) <<
-					   SECTOR_SHIFT,
-				      bio, *it, (e - s) << SECTOR_SHIFT);
-		bio_advance_iter(bio, it, (e - s) << SECTOR_SHIFT);
+		bio_advance_iter(bio, it,
+				 l2arc_copy_part(lc, io, b, buf, *it));
 		l2arc_buf_put(lc, buf);
 	}
 	if (b > first && !l2arc_hitlog_add(lc, first, b - first)) {
@@ -1140,21 +1147,19 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 		goto out;
 	l2arc_map_parts(lc, io, first, from, last, it);
 
+	/*
+	 * A write of one of the blocks in flight: no fill may start (its
+	 * data could be older than the write and be handed to reads issued
+	 * after the write completed), and the cached copy is being dropped.
+	 * The rest of the read goes around the ARC.
+	 */
 	l2arc_lock(lc);
-	if (l2arc_wr_overlaps(lc, from, last)) {
-		/*
-		 * A write of one of the blocks is in flight: no fill may
-		 * start (its data could be older than the write and be
-		 * handed to reads issued after the write completed), and
-		 * the cached copy is being dropped.  Read around the ARC.
-		 */
+	if (l2arc_wr_overlaps(lc, from, last))
 		l2arc_stat_add(lc, L2ARC_STAT_READS_AROUND_WRITES,
 			       last - from + 1);
-		l2arc_unlock(lc);
-	} else {
+	else
 		done = l2arc_map_blocks(lc, from, last, io, &runs);
-		l2arc_unlock(lc);
-	}
+	l2arc_unlock(lc);
 	if (done == first && !runs)
 		goto around;	/* nothing taken: the whole bio goes */
 
