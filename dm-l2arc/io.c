@@ -8,9 +8,9 @@
  *
  * A bio is taken whole, whatever its size (device-mapper cuts it only
  * where the origin's limits say, and l2arc_map_read() takes at most
- * L2ARC_MAP_MAX_BLOCKS blocks of a read, or L2ARC_MAP_SHORT when memory
- * for more is short, leaving the rest to device-mapper's
- * dm_accept_partial_bio()).
+ * L2ARC_MAP_MAX_BLOCKS blocks of a read, or L2ARC_MAP_SHORT beyond those
+ * served without the lock when memory for more is short, leaving the
+ * rest to device-mapper's dm_accept_partial_bio()).
  *
  * Reads.  A read's blocks that are resident with their data, from its
  * first block on, take no lock: l2arc_map_hits() finds them under RCU,
@@ -83,9 +83,10 @@
 #define L2ARC_MAP_MAX_BLOCKS	256
 
 /*
- * A map takes at most this many blocks when the array of its blocks'
- * waits (56 bytes each on x86-64: 14 KiB for 256 blocks, an order-2
- * allocation) cannot be had: as many as fit in one page (73).
+ * A map takes at most this many blocks after those it served without
+ * the lock when the array of the other blocks' waits (56 bytes each on
+ * x86-64: 14 KiB for 256 blocks, an order-2 allocation) cannot be had:
+ * as many as fit in one page (73).
  */
 #define L2ARC_MAP_SHORT		(PAGE_SIZE / sizeof(struct l2arc_wait))
 
@@ -224,13 +225,6 @@ static sector_t l2arc_io_part(struct l2arc_c *lc, struct l2arc_io *io,
 	*s = max(bstart, kstart);
 	*e = min(bstart + bio_sectors(bio), kstart + lc->block_sectors);
 	return bstart;
-}
-
-/* The first block of the read @io. */
-static u64 l2arc_io_first(struct l2arc_c *lc, struct l2arc_io *io)
-{
-	return dm_target_offset(lc->ti, l2arc_io_bio(io)->bi_iter.bi_sector) >>
-	       lc->block_shift;
 }
 
 /*
@@ -758,19 +752,19 @@ struct l2arc_miss {
 };
 
 /*
- * The waits of the demand read @io for blocks [@from, @last] (its first
- * block is @first, its waits indexed from there): which part of the bio
- * each block is, in one walk of the bio from @it, where block @from's
- * part starts.  Before arc.lock is taken: nothing here is shared.
+ * The waits of the demand read @io for blocks [@from, @last] (its waits
+ * are indexed from @from): which part of the bio each block is, in one
+ * walk of the bio from @it, where block @from's part starts.  Before
+ * arc.lock is taken: nothing here is shared.
  */
 static void l2arc_map_parts(struct l2arc_c *lc, struct l2arc_io *io,
-			    u64 first, u64 from, u64 last, struct bvec_iter it)
+			    u64 from, u64 last, struct bvec_iter it)
 {
 	struct bio *bio = l2arc_io_bio(io);
 	u64 b;
 
 	for (b = from; b <= last; b++) {
-		struct l2arc_wait *w = &io->waits[b - first];
+		struct l2arc_wait *w = &io->waits[b - from];
 		sector_t s, e;
 
 		l2arc_io_part(lc, io, b, &s, &e);
@@ -903,7 +897,8 @@ static void l2arc_map_miss(struct l2arc_map *m, struct l2arc_wait *w,
  * read-ahead when @io is NULL (resident blocks are then left alone).
  * Each block is classified -- skip, hit, iohit or miss -- and handled by
  * that case's step.  Buffers, headers and runs are allocated here without
- * sleeping.  Runs to submit are added to *@runs.  arc.lock held; for a
+ * sleeping.  Runs to submit are added to *@runs.  A demand read's waits
+ * are indexed from @first (l2arc_map_waits()).  arc.lock held; for a
  * demand read, no write of these blocks in flight (read-ahead skips the
  * blocks being written).  Returns the first block not handled (@last + 1
  * when all were; memory was short for that one).
@@ -911,8 +906,6 @@ static void l2arc_map_miss(struct l2arc_map *m, struct l2arc_wait *w,
 static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 			    struct l2arc_io *io, struct l2arc_run **runs)
 {
-	/* a demand read's waits are indexed from its first block */
-	u64 wfirst = io ? l2arc_io_first(lc, io) : 0;
 	struct l2arc_map m = {
 		.lc = lc, .io = io, .tail = runs, .last = last,
 		.prefetch = !io,
@@ -925,7 +918,7 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 	while (*m.tail)
 		m.tail = &(*m.tail)->next;
 	for (b = first; b <= last; b++) {
-		struct l2arc_wait *w = io ? &io->waits[b - wfirst] : NULL;
+		struct l2arc_wait *w = io ? &io->waits[b - first] : NULL;
 		struct arc_hdr *hdr = arc_lookup(&lc->arc, to_oblock(b));
 		bool resident = hdr && (hdr->state == ARC_MRU ||
 					hdr->state == ARC_MFU);
@@ -1015,21 +1008,39 @@ static void l2arc_zfetch(struct l2arc_c *lc, u64 first, u64 last)
 }
 
 /*
- * The waits of a read: one per block, at most L2ARC_MAP_MAX_BLOCKS (or
- * L2ARC_MAP_SHORT when memory for more is short); the rest of a longer
- * bio comes back as a bio of its own (dm_accept_partial_bio()).  Sets
- * *@last to the last block mapped.  Returns the number of waits, or 0
- * when there is no memory for any (the bio then goes around the ARC).
+ * The blocks of the read @bio (starting at sector @start of the target)
+ * that one map takes: from its first, at most L2ARC_MAP_MAX_BLOCKS; the
+ * rest of a longer bio comes back as a bio of its own
+ * (dm_accept_partial_bio()).  Returns the last block taken.
  */
-static unsigned int l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
-				    struct l2arc_io *io, sector_t start,
-				    u64 *last)
+static u64 l2arc_map_span(struct l2arc_c *lc, struct bio *bio,
+			  sector_t start)
 {
 	u64 first = start >> lc->block_shift;
-	unsigned int nr;
+	u64 last = (start + bio_sectors(bio) - 1) >> lc->block_shift;
 
-	*last = (start + bio_sectors(bio) - 1) >> lc->block_shift;
-	nr = min_t(u64, *last - first + 1, L2ARC_MAP_MAX_BLOCKS);
+	if (last - first >= L2ARC_MAP_MAX_BLOCKS) {
+		last = first + L2ARC_MAP_MAX_BLOCKS - 1;
+		dm_accept_partial_bio(bio, ((last + 1) << lc->block_shift) -
+					   start);
+	}
+	return last;
+}
+
+/*
+ * The waits of the read @io's blocks [@from, *@last], the ones not served
+ * without the lock, indexed from @from: one per block (@io's own one for
+ * a single block), or L2ARC_MAP_SHORT when memory for more is short; the
+ * bio is then cut after those (dm_accept_partial_bio(), which may follow
+ * copies into its earlier part) and *@last set to the last block kept.
+ * Returns false when there is no memory for any (@io's waits NULL).
+ */
+static bool l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
+			    struct l2arc_io *io, sector_t start, u64 from,
+			    u64 *last)
+{
+	unsigned int nr = *last - from + 1;
+
 	io->waits = &io->wait1;
 	if (nr > 1) {
 		io->waits = kmalloc_array(nr, sizeof(*io->waits),
@@ -1041,20 +1052,18 @@ static unsigned int l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
 						  GFP_NOWAIT | __GFP_NOWARN);
 		}
 	}
-	if (*last - first >= nr) {
+	if (!io->waits) {
+		l2arc_throttled(lc);
+		return false;
+	}
+	if (*last - from >= nr) {
 		/* the rest comes back as a bio of its own */
-		*last = first + nr - 1;
+		*last = from + nr - 1;
 		dm_accept_partial_bio(bio, ((*last + 1) << lc->block_shift) -
 					   start);
 	}
-	if (!io->waits) {
-		l2arc_throttled(lc);
-		return 0;
-	}
 	memset(io->waits, 0, nr * sizeof(*io->waits));
-	atomic_set(&io->pending, 1);	/* the map's own */
-	io->status = BLK_STS_OK;
-	return nr;
+	return true;
 }
 
 /*
@@ -1121,7 +1130,9 @@ static u64 l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 }
 
 /*
- * A read of any size: see the theory of operation.  Returns
+ * A read of any size: see the theory of operation.  The waits are
+ * allocated only for the blocks not served without the lock: a read whose
+ * blocks are all resident allocates nothing.  Returns
  * %DM_MAPIO_REMAPPED when the whole bio goes around the ARC (no block was
  * served without the lock, and a write in flight or no memory stopped the
  * first one), else %DM_MAPIO_SUBMITTED.
@@ -1133,19 +1144,22 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 	u64 first = start >> lc->block_shift, last, from, b, done;
 	struct l2arc_run *runs = NULL;
 	struct bvec_iter it;
-	unsigned int nr;
 
-	nr = l2arc_map_waits(lc, bio, io, start, &last);
-	if (!nr)
-		return DM_MAPIO_REMAPPED;
+	last = l2arc_map_span(lc, bio, start);
 	it = bio->bi_iter;	/* after dm_accept_partial_bio() */
-	l2arc_stat_inc(lc, L2ARC_STAT_READ_BIOS);
+	atomic_set(&io->pending, 1);	/* the map's own */
+	io->status = BLK_STS_OK;
 	/* blocks [first, from) are served: copied, their accesses logged */
 	from = l2arc_map_hits(lc, io, first, last, &it);
 	done = from;
 	if (from > last)
 		goto out;
-	l2arc_map_parts(lc, io, first, from, last, it);
+	if (!l2arc_map_waits(lc, bio, io, start, from, &last)) {
+		if (from == first)
+			return DM_MAPIO_REMAPPED;	/* nothing taken */
+		goto rest;
+	}
+	l2arc_map_parts(lc, io, from, last, it);
 
 	/*
 	 * A write of one of the blocks in flight: no fill may start (its
@@ -1165,7 +1179,7 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 
 	/* hits: copy now */
 	for (b = from; b < done; b++) {
-		struct l2arc_wait *w = &io->waits[b - first];
+		struct l2arc_wait *w = &io->waits[b - from];
 
 		if (!w->hit)
 			continue;
@@ -1174,6 +1188,7 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 		w->hit = NULL;
 	}
 	l2arc_runs_submit(lc, runs);
+rest:
 	if (done <= last) {
 		/*
 		 * A write in flight, or no memory, from block @done on: the
@@ -1187,11 +1202,13 @@ static int l2arc_map_read(struct l2arc_c *lc, struct bio *bio,
 				  GFP_NOIO);
 	}
 out:
+	l2arc_stat_inc(lc, L2ARC_STAT_READ_BIOS);
 	l2arc_zfetch(lc, first, min(done, last + 1) - 1);
 	l2arc_io_put(io);
 	return DM_MAPIO_SUBMITTED;
 
 around:
+	l2arc_stat_inc(lc, L2ARC_STAT_READ_BIOS);
 	if (io->waits != &io->wait1)
 		kfree(io->waits);
 	io->waits = NULL;
