@@ -210,8 +210,9 @@ struct l2arc_run {
  *           data); false for every other bio
  * @pending: a read's parts not done yet (its own map's included)
  * @status: a read's first error
- * @waits: a read's blocks (@wait1 for a read of one block)
- * @wait1: the one block of a read of one block
+ * @waits: a read's blocks not served without the lock, from the first of
+ *	them (@wait1 when that is one block; NULL when all were served)
+ * @wait1: the one such block
  */
 struct l2arc_io {
 	struct l2arc_wrange wr;

@@ -19,8 +19,9 @@
 # Then the same four reads of the now resident blocks with the failures
 # on again: a read whose blocks are all resident keeps no waits at all,
 # so it is not cut: as many read bios as the same reads with the failures
-# off (more, and each read cut at 73 blocks, if it still asked for its
-# 14 KiB), every block a hit, nothing throttled, the data the origin's.
+# off (more, each read cut into 73 + 73 + 110 blocks, if it still asked
+# for its 14 KiB), every block a hit, nothing throttled, the data the
+# origin's.
 . "$(dirname "$0")/lib.sh"
 
 D=/sys/kernel/debug/fail_page_alloc
