@@ -1008,6 +1008,17 @@ static void l2arc_zfetch(struct l2arc_c *lc, u64 first, u64 last)
 }
 
 /*
+ * Cut the read @bio (starting at sector @start of the target) after block
+ * @last: the rest comes back as a bio of its own (dm_accept_partial_bio(),
+ * which may follow copies into the part kept).
+ */
+static void l2arc_map_cut(struct l2arc_c *lc, struct bio *bio,
+			  sector_t start, u64 last)
+{
+	dm_accept_partial_bio(bio, ((last + 1) << lc->block_shift) - start);
+}
+
+/*
  * The blocks of the read @bio (starting at sector @start of the target)
  * that one map takes: from its first, at most L2ARC_MAP_MAX_BLOCKS; the
  * rest of a longer bio comes back as a bio of its own
@@ -1021,8 +1032,7 @@ static u64 l2arc_map_span(struct l2arc_c *lc, struct bio *bio,
 
 	if (last - first >= L2ARC_MAP_MAX_BLOCKS) {
 		last = first + L2ARC_MAP_MAX_BLOCKS - 1;
-		dm_accept_partial_bio(bio, ((last + 1) << lc->block_shift) -
-					   start);
+		l2arc_map_cut(lc, bio, start, last);
 	}
 	return last;
 }
@@ -1031,8 +1041,8 @@ static u64 l2arc_map_span(struct l2arc_c *lc, struct bio *bio,
  * The waits of the read @io's blocks [@from, *@last], the ones not served
  * without the lock, indexed from @from: one per block (@io's own one for
  * a single block), or L2ARC_MAP_SHORT when memory for more is short; the
- * bio is then cut after those (dm_accept_partial_bio(), which may follow
- * copies into its earlier part) and *@last set to the last block kept.
+ * bio is then cut after those (l2arc_map_cut()) and *@last set to the
+ * last block kept.
  * Returns false when there is no memory for any (@io's waits NULL).
  */
 static bool l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
@@ -1059,8 +1069,7 @@ static bool l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
 	if (*last - from >= nr) {
 		/* the rest comes back as a bio of its own */
 		*last = from + nr - 1;
-		dm_accept_partial_bio(bio, ((*last + 1) << lc->block_shift) -
-					   start);
+		l2arc_map_cut(lc, bio, start, *last);
 	}
 	memset(io->waits, 0, nr * sizeof(*io->waits));
 	return true;
