@@ -113,6 +113,13 @@
  * its device, or a pointer with bit 0 set, which a reader never takes for
  * a buffer (io.h).  (The KUnit suites hang untagged test values; they run
  * where no device serves reads.)
+ *
+ * A header found so may be used later under the lock without a second
+ * lookup only if it cannot have been freed meanwhile: the directory counts
+ * the headers that leave its table (arc_leave(), the one way out before a
+ * free), the reader reads the count before its lookups
+ * (arc_unhash_seq()), and arc_lookup_seen() returns the header found only
+ * if the count has not moved since, else looks the block up again.
  */
 
 #include <linux/hash.h>
@@ -350,6 +357,8 @@ static void arc_l2_drop(struct arc *arc, struct arc_hdr *hdr)
 static void arc_leave(struct arc *arc, struct arc_hdr *hdr)
 {
 	WARN_ON(rhashtable_remove_fast(&arc->table, &hdr->node, arc_rht_params));
+	/* after the removal: see arc_unhash_seq() */
+	smp_store_release(&arc->unhashed, arc->unhashed + 1);
 	if (hdr->pins) {
 		arc_list_add(arc, hdr, ARC_DEAD);
 		return;
@@ -549,6 +558,57 @@ struct arc_hdr *arc_lookup_rcu(struct arc *arc, oblock_t oblock)
 {
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "lookup without RCU");
 	return rhashtable_lookup(&arc->table, &oblock, arc_rht_params);
+}
+
+/**
+ * arc_unhash_seq() - how many headers have left the table, for
+ * arc_lookup_seen().
+ * @arc: the directory.
+ *
+ * Read before the arc_lookup_rcu() calls whose headers are to be used
+ * under the lock later: a header that leaves the table (the only way to
+ * its freeing, arc_leave()) makes the count differ from what this
+ * returned.  Acquire: the removals counted are seen by the lookups after.
+ *
+ * Context: any; no lock needed.
+ * Return: the count, modulo 2^32.
+ */
+u32 arc_unhash_seq(struct arc *arc)
+{
+	/* pairs with arc_leave()'s release: its removal is seen after */
+	return smp_load_acquire(&arc->unhashed);
+}
+
+/**
+ * arc_lookup_seen() - a block's header, without a second lookup when the
+ * one found without the lock is still hashed.
+ * @arc: the directory.
+ * @oblock: origin block.
+ * @seen: what arc_lookup_rcu() returned for @oblock after arc_unhash_seq()
+ *	returned @seq, or NULL; it may have been freed since.
+ * @seq: that arc_unhash_seq().
+ *
+ * If no header has left the table since @seq was read, @seen is still
+ * hashed (a header is freed only after it leaves the table), so it is
+ * still @oblock's header and is returned without a walk of the table;
+ * else (or for a NULL @seen) this is arc_lookup().  Used by the hit log
+ * (hitlog.c) to apply a read's hits without finding each block twice.
+ * The count wraps at 2^32: it would take that many headers leaving the
+ * table between a reader's arc_unhash_seq() and its record's application
+ * for a freed @seen to pass.
+ *
+ * Context: @arc->lock held.
+ * Return: the header (any state but %ARC_DEAD/%ARC_NONE, as arc_lookup()'s:
+ * a dead header has left the table), or NULL.
+ */
+struct arc_hdr *arc_lookup_seen(struct arc *arc, oblock_t oblock,
+				struct arc_hdr *seen, u32 seq)
+{
+	lockdep_assert_held(&arc->lock);
+	if (seen && seq == arc->unhashed &&
+	    !WARN_ON_ONCE(seen->oblock != oblock))
+		return seen;
+	return arc_lookup(arc, oblock);
 }
 
 /* x_t in T1 or T2. */
@@ -986,6 +1046,7 @@ int arc_init(struct arc *arc, u64 c, const struct arc_ops *ops, void *private)
 	arc->evicted = 0;
 	arc->l2only_writing = 0;
 	arc->warm = false;
+	arc->unhashed = 0;
 	arc->ops = ops;
 	arc->private = private;
 	return rhashtable_init(&arc->table, &arc_rht_params);

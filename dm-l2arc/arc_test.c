@@ -772,6 +772,57 @@ static void arc_test_invalidate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, arc_evicted(&ctx->arc), 2);
 }
 
+/*
+ * arc_lookup_seen(): the header found without the lock is used while no
+ * header has left the table, even after it went to a ghost list and came
+ * back; once it has left (an invalidation frees it) and its block came
+ * back with another header, that one, not the freed one (whose memory
+ * still reads block 3: nothing took it again).
+ */
+static void arc_test_lookup_seen(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 2);
+	struct arc_hdr *seen, *spare, *now = NULL;
+	u32 seq;
+
+	arc_test_access(test, 1);
+	arc_test_access(test, 2);
+	arc_test_access(test, 3);
+	arc_test_access(test, 2);
+	seq = arc_unhash_seq(&ctx->arc);
+	KUNIT_EXPECT_EQ(test, seq, 1);	/* block 1 left (case IV) */
+	rcu_read_lock();
+	seen = arc_lookup_rcu(&ctx->arc, to_oblock(3));
+	rcu_read_unlock();
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	arc_test_access(test, 4);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[4] T2=[2] B1=[3] B2=[]");
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 3), ARC_GHOST_MRU);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[4] T2=[3] B1=[] B2=[2]");
+	KUNIT_EXPECT_EQ(test, arc_unhash_seq(&ctx->arc), seq);
+	spin_lock_bh(&ctx->arc.lock);
+	KUNIT_EXPECT_PTR_EQ(test, arc_lookup_seen(&ctx->arc, to_oblock(3),
+						  seen, seq), seen);
+	spin_unlock_bh(&ctx->arc.lock);
+
+	spare = arc_hdr_alloc(GFP_KERNEL);	/* before the free: not it */
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	spin_lock_bh(&ctx->arc.lock);
+	arc_invalidate(&ctx->arc, seen);
+	KUNIT_EXPECT_EQ(test, arc_access(&ctx->arc, to_oblock(3), 0, &spare,
+					 &now), ARC_MISS);
+	KUNIT_EXPECT_EQ(test, arc_unhash_seq(&ctx->arc), seq + 1);
+	KUNIT_EXPECT_PTR_NE(test, now, seen);
+	KUNIT_EXPECT_PTR_EQ(test, arc_lookup_seen(&ctx->arc, to_oblock(3),
+						  seen, seq), now);
+	KUNIT_EXPECT_PTR_EQ(test, arc_lookup_seen(&ctx->arc, to_oblock(3),
+						  NULL, seq + 1), now);
+	spin_unlock_bh(&ctx->arc.lock);
+	arc_hdr_free(spare);
+}
+
 static void arc_test_pins(struct kunit *test)
 {
 	struct arc_test_ctx *ctx = arc_test_new(test, 1);
@@ -1298,6 +1349,7 @@ static struct kunit_case arc_test_cases[] = {
 	KUNIT_CASE(arc_test_prefetch_rules),
 	KUNIT_CASE(arc_test_shrink),
 	KUNIT_CASE(arc_test_invalidate),
+	KUNIT_CASE(arc_test_lookup_seen),
 	KUNIT_CASE(arc_test_pins),
 	KUNIT_CASE(arc_test_l2only),
 	KUNIT_CASE(arc_test_compact_claim),

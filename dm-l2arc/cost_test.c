@@ -326,14 +326,19 @@ static void cost_test_hitlog(struct kunit *test)
 	for (round = 0; round < COST_ROUNDS; round++) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < COST_OPS; i++) {
-			u64 b = ctx->idx[i];
+			struct l2arc_hitrec rec = {
+				.first = ctx->idx[i],
+				.nr = 1,
+				.unhashed = arc_unhash_seq(&lc->arc),
+			};
 			bool hit;
 
 			rcu_read_lock();
-			hdr = arc_lookup_rcu(&lc->arc, to_oblock(b));
+			hdr = arc_lookup_rcu(&lc->arc, to_oblock(rec.first));
 			hit = hdr && READ_ONCE(hdr->data);
 			rcu_read_unlock();
-			logged += hit && l2arc_hitlog_add(lc, b, 1);
+			rec.hdr = hdr;
+			logged += hit && l2arc_hitlog_add(lc, &rec);
 		}
 		best = min(best, ktime_get_ns() - t0);
 	}

@@ -20,7 +20,9 @@
  * l2arc_hitlog_apply()), in the order of their sequence numbers; a CPU
  * whose log fills takes arc.lock to apply them itself.  A header found
  * then is accessed (arc_access_hdr()) and the hit counted as if it had
- * been accessed under the lock at the read.
+ * been accessed under the lock at the read.  A record carries the header
+ * its read found for its first block, used without a second lookup when
+ * no header has left the table since (arc_lookup_seen()).
  *
  * The ARC stays exact.  Every operation that reads or changes the lists
  * (a miss, an eviction, the feed, a statistics read, a table message)
@@ -43,7 +45,7 @@
  * read is served.
  *
  * Memory: per device, each possible CPU's log (%L2ARC_HITLOG_MAX records
- * of 24 bytes) and room to apply all of them at once, about 1.5 KiB per
+ * of 32 bytes) and room to apply all of them at once, 2 KiB per
  * CPU (Documentation/dm-l2arc.rst, "Memory use").
  *
  * This file calls the directory (arc.c) and the what-if (whatif.c).
@@ -103,8 +105,9 @@ void l2arc_hitlog_exit(struct l2arc_hitlog *hl)
 /**
  * l2arc_hitlog_add() - log the ARC hits a read was served without arc.lock
  * @lc: the device
- * @first: the read's first block
- * @nr: its blocks served so, >= 1 (from @first on)
+ * @rec: the read's first block, its blocks served so (>= 1, from @first
+ *	on) and what its lookup of the first found (@hdr, @unhashed; @hdr
+ *	may be NULL); @seq is ignored
  *
  * Appends to the log of the CPU the caller runs on; when that fills
  * (%L2ARC_HITLOG_MAX reads or %L2ARC_HITLOG_BLOCKS blocks), takes arc.lock
@@ -116,7 +119,7 @@ void l2arc_hitlog_exit(struct l2arc_hitlog *hl)
  * no room for it (the caller takes arc.lock and l2arc_hitlog_access()
  * itself).
  */
-bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr)
+bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec)
 {
 	struct l2arc_hitlog *hl = &lc->hitlog;
 	struct l2arc_hitlog_cpu *c;
@@ -128,13 +131,12 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr)
 	c = raw_cpu_ptr(hl->cpu);
 	spin_lock_bh(&c->lock);
 	full = c->nr == L2ARC_HITLOG_MAX ||
-	       c->blocks + nr > L2ARC_HITLOG_BLOCKS;
+	       c->blocks + rec->nr > L2ARC_HITLOG_BLOCKS;
 	if (!full) {
 		struct l2arc_hitrec *r = &c->rec[c->nr++];
 
-		c->blocks += nr;
-		r->first = first;
-		r->nr = nr;
+		c->blocks += rec->nr;
+		*r = *rec;
 		/* under the CPU's lock: each log is in order */
 		r->seq = atomic64_inc_return(&hl->seq);
 		atomic_inc(&hl->pending);
@@ -197,10 +199,13 @@ static int l2arc_hitrec_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* One logged hit of block @b, as io.c's map would have taken it. */
-static void l2arc_hitlog_access_one(struct l2arc_c *lc, u64 b)
+/*
+ * One logged hit of block @b, as io.c's map would have taken it; @hdr is
+ * @b's header (arc_lookup_seen()) or NULL.
+ */
+static void l2arc_hitlog_access_one(struct l2arc_c *lc, u64 b,
+				    struct arc_hdr *hdr)
 {
-	struct arc_hdr *hdr = arc_lookup(&lc->arc, to_oblock(b));
 	int r = ARC_HIT_MFU;	/* gone meanwhile: read again, so MFU */
 
 	/*
@@ -274,28 +279,33 @@ void l2arc_hitlog_apply(struct l2arc_c *lc)
 	if (!sorted)
 		sort(hl->apply, n, sizeof(*hl->apply), l2arc_hitrec_cmp, NULL);
 	for (i = 0; i < n; i++)
-		l2arc_hitlog_access(lc, hl->apply[i].first, hl->apply[i].nr);
+		l2arc_hitlog_access(lc, &hl->apply[i]);
 }
 
 /**
  * l2arc_hitlog_access() - take the ARC's accesses of a read served without
  * arc.lock, now, as a record of it would be applied
  * @lc: the device
- * @first: the read's first block served
- * @nr: its blocks served, >= 1
+ * @rec: the read's record, as for l2arc_hitlog_add()
  *
- * For the reader whose CPU's log had no room (l2arc_hitlog_add() returned
- * false): l2arc_lock() has applied every log, so the accesses come after
- * every read logged before and in their order.  A block gone meanwhile
- * counts its hit as l2arc_hitlog_apply() counts it.
+ * Also for the reader whose CPU's log had no room (l2arc_hitlog_add()
+ * returned false): l2arc_lock() has applied every log, so the accesses
+ * come after every read logged before and in their order.  The first
+ * block's header is the one the read found if none has left the table
+ * since (arc_lookup_seen()); every other block is looked up.  A block gone
+ * meanwhile counts its hit as l2arc_hitlog_apply() counts it.
  *
  * Context: arc.lock held (BHs off).
  */
-void l2arc_hitlog_access(struct l2arc_c *lc, u64 first, u32 nr)
+void l2arc_hitlog_access(struct l2arc_c *lc, const struct l2arc_hitrec *rec)
 {
 	u64 b;
 
 	l2arc_assert_locked(lc);
-	for (b = first; b < first + nr; b++)
-		l2arc_hitlog_access_one(lc, b);
+	l2arc_hitlog_access_one(lc, rec->first,
+				arc_lookup_seen(&lc->arc, to_oblock(rec->first),
+						rec->hdr, rec->unhashed));
+	for (b = rec->first + 1; b < rec->first + rec->nr; b++)
+		l2arc_hitlog_access_one(lc, b, arc_lookup(&lc->arc,
+							  to_oblock(b)));
 }

@@ -21,16 +21,24 @@
  */
 #define L2ARC_HITLOG_BLOCKS		256
 
+struct arc_hdr;
+
 /**
  * struct l2arc_hitrec - one read's blocks served without arc.lock
  * @first: its first block
- * @seq: its place among every logged read of the device (1, 2, ...)
+ * @seq: its place among every logged read of the device (1, 2, ...);
+ *	set by l2arc_hitlog_add()
+ * @hdr: @first's header as arc_lookup_rcu() found it, or NULL; it may have
+ *	been freed since, and is used only through arc_lookup_seen()
  * @nr: the blocks served, from @first on, 1..%L2ARC_HITLOG_BLOCKS
+ * @unhashed: arc_unhash_seq() read before @hdr was found
  */
 struct l2arc_hitrec {
 	u64 first;
 	u64 seq;
+	struct arc_hdr *hdr;
 	u32 nr;
+	u32 unhashed;
 };
 
 /**
@@ -67,9 +75,9 @@ struct l2arc_c;
 
 int l2arc_hitlog_init(struct l2arc_hitlog *hl);
 void l2arc_hitlog_exit(struct l2arc_hitlog *hl);
-bool l2arc_hitlog_add(struct l2arc_c *lc, u64 first, u32 nr);
+bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec);
 void l2arc_hitlog_apply(struct l2arc_c *lc);
-void l2arc_hitlog_access(struct l2arc_c *lc, u64 first, u32 nr);
+void l2arc_hitlog_access(struct l2arc_c *lc, const struct l2arc_hitrec *rec);
 void l2arc_count_access(struct l2arc_c *lc, int result, bool iohit,
 			bool prefetch);
 

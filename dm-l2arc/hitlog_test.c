@@ -127,17 +127,33 @@ static void hl_ref_access(struct kunit *test, struct hl_ctx *ctx, u64 b)
 	KUNIT_EXPECT_GE(test, r, 0);
 }
 
-/* Is @b resident with data, seen as io.c's lock-free hit sees it? */
-static bool hl_resident_rcu(struct l2arc_c *lc, u64 b)
+/*
+ * Is @b resident with data, seen as io.c's lock-free hit sees it?  If so,
+ * *@rec is a record of it, with the header found.
+ */
+static bool hl_resident_rcu(struct l2arc_c *lc, u64 b,
+			    struct l2arc_hitrec *rec)
 {
 	struct arc_hdr *hdr;
 	bool hit;
 
+	rec->unhashed = arc_unhash_seq(&lc->arc);
 	rcu_read_lock();
 	hdr = arc_lookup_rcu(&lc->arc, to_oblock(b));
 	hit = hdr && READ_ONCE(hdr->data);
 	rcu_read_unlock();
+	rec->first = b;
+	rec->nr = 1;
+	rec->hdr = hdr;
 	return hit;
+}
+
+/* Log a read of blocks @first .. @first + @nr - 1, no header found. */
+static bool hl_add(struct l2arc_c *lc, u64 first, u32 nr)
+{
+	struct l2arc_hitrec rec = { .first = first, .nr = nr };
+
+	return l2arc_hitlog_add(lc, &rec);
 }
 
 /* Both ARCs' list @id hold the same blocks in the same order. */
@@ -182,9 +198,10 @@ static void hitlog_test_replay_exact(struct kunit *test)
 		u32 x = prandom_u32_state(&rnd);
 		/* half the reads on 40 blocks, the rest on all 400 */
 		u64 b = (x & 1) ? (x >> 1) % 40 : (x >> 1) % 400;
+		struct l2arc_hitrec rec;
 
 		hl_ref_access(test, ctx, b);
-		if (hl_resident_rcu(lc, b) && l2arc_hitlog_add(lc, b, 1)) {
+		if (hl_resident_rcu(lc, b, &rec) && l2arc_hitlog_add(lc, &rec)) {
 			logged++;
 			continue;
 		}
@@ -259,6 +276,19 @@ static void hl_expect_t2(struct kunit *test, struct l2arc_c *lc, u64 x,
 	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, 2), z);
 }
 
+/* The device's MRU hits, MFU hits and misses are @mru, @mfu and @misses. */
+static void hl_expect_counts(struct kunit *test, struct l2arc_c *lc, u64 mru,
+			     u64 mfu, u64 misses)
+{
+	u64 v[L2ARC_STAT_NR];
+
+	l2arc_stat_read_all(lc, v);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MRU_HITS], mru);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MFU_HITS], mfu);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], mru + mfu);
+	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MISSES], misses);
+}
+
 /*
  * Records collected out of order (as from two CPUs) are applied in the
  * order of their numbers: blocks 0, 1, 2 in T1; records "2" (number 5)
@@ -293,12 +323,12 @@ static void hitlog_test_full(struct kunit *test)
 
 	hl_locked_access(test, lc, 7);
 	for (i = 0; i < L2ARC_HITLOG_MAX - 1; i++)
-		KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, 7, 1));
+		KUNIT_EXPECT_TRUE(test, hl_add(lc, 7, 1));
 	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending),
 			L2ARC_HITLOG_MAX - 1);
 	l2arc_stat_read_all(lc, v);
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], 0ULL);
-	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, 7, 1));
+	KUNIT_EXPECT_TRUE(test, hl_add(lc, 7, 1));
 	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
 	l2arc_stat_read_all(lc, v);
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], (u64)L2ARC_HITLOG_MAX);
@@ -308,7 +338,7 @@ static void hitlog_test_full(struct kunit *test)
 
 	for (i = 0; i < L2ARC_HITLOG_MAX; i++)
 		hl_put_record(lc, 7, 1, 100 + i);
-	KUNIT_EXPECT_FALSE(test, l2arc_hitlog_add(lc, 7, 1));
+	KUNIT_EXPECT_FALSE(test, hl_add(lc, 7, 1));
 	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending),
 			L2ARC_HITLOG_MAX);
 	l2arc_lock(lc);
@@ -325,11 +355,10 @@ static void hitlog_test_blocks(struct kunit *test)
 	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
 	u64 v[L2ARC_STAT_NR];
 
-	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, 0, 200));
-	KUNIT_EXPECT_FALSE(test, l2arc_hitlog_add(lc, 0, 100));
+	KUNIT_EXPECT_TRUE(test, hl_add(lc, 0, 200));
+	KUNIT_EXPECT_FALSE(test, hl_add(lc, 0, 100));
 	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 1);
-	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, 200,
-						 L2ARC_HITLOG_BLOCKS - 200));
+	KUNIT_EXPECT_TRUE(test, hl_add(lc, 200, L2ARC_HITLOG_BLOCKS - 200));
 	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
 	l2arc_stat_read_all(lc, v);
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], (u64)L2ARC_HITLOG_BLOCKS);
@@ -344,39 +373,77 @@ static void hitlog_test_blocks(struct kunit *test)
 static void hitlog_test_access_now(struct kunit *test)
 {
 	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
-	u64 v[L2ARC_STAT_NR];
 	int i;
 
 	hl_t1_blocks(test, lc, 3);
 	for (i = 0; i < L2ARC_HITLOG_MAX; i++)
 		hl_put_record(lc, 2, 1, 1 + i);
-	KUNIT_EXPECT_FALSE(test, l2arc_hitlog_add(lc, 0, 2));
+	KUNIT_EXPECT_FALSE(test, hl_add(lc, 0, 2));
 	l2arc_lock(lc);
-	l2arc_hitlog_access(lc, 0, 2);
+	l2arc_hitlog_access(lc, &(struct l2arc_hitrec){ .first = 0, .nr = 2 });
 	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
 	hl_expect_t2(test, lc, 2, 0, 1);
 	l2arc_unlock(lc);
-	l2arc_stat_read_all(lc, v);
-	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MRU_HITS], 3ULL);
-	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MFU_HITS],
-			(u64)L2ARC_HITLOG_MAX - 1);
-	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MISSES], 3ULL);
+	hl_expect_counts(test, lc, 3, L2ARC_HITLOG_MAX - 1, 3);
 }
 
 /* A record of a block no longer in the directory: one hit, no insert. */
 static void hitlog_test_gone(struct kunit *test)
 {
 	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
-	u64 v[L2ARC_STAT_NR];
 
 	hl_put_record(lc, 1000, 1, 1);
 	l2arc_lock(lc);
 	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&lc->arc), 0U);
 	l2arc_unlock(lc);
-	l2arc_stat_read_all(lc, v);
-	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], 1ULL);
-	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MFU_HITS], 1ULL);
-	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MISSES], 0ULL);
+	hl_expect_counts(test, lc, 0, 1, 0);
+}
+
+/*
+ * A record whose header left the table after the read found it (a write
+ * invalidated the block) and whose block came back with a new header (a
+ * miss, into T1): the new header is accessed, as a lookup finds it, not
+ * the one the record carries.  Blocks 0 and 1 in T1; the read of 1 is
+ * logged; 1 is invalidated and read again; the record applied leaves T1
+ * as [0] and T2 as the new header alone, and the hits at one (an MRU hit
+ * of the new header).
+ */
+static void hitlog_test_left(struct kunit *test)
+{
+	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
+	struct arc_hdr *spare, *hdr = NULL;
+	struct l2arc_hitrec rec;
+	int r;
+
+	hl_t1_blocks(test, lc, 2);
+	KUNIT_ASSERT_TRUE(test, hl_resident_rcu(lc, 1, &rec));
+	KUNIT_ASSERT_NOT_NULL(test, rec.hdr);
+	/* allocated before the free, so the freed header stays free */
+	spare = arc_hdr_alloc(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	l2arc_lock(lc);
+	arc_invalidate(&lc->arc, rec.hdr);
+	r = arc_access(&lc->arc, to_oblock(1), 0, &spare, &hdr);
+	if (r >= 0) {
+		l2arc_count_access(lc, r, false, false);
+		arc_hdr_set_data(&lc->arc, hdr, HL_DATA);
+	}
+	l2arc_unlock(lc);
+	arc_hdr_free(spare);
+	KUNIT_EXPECT_EQ(test, r, ARC_MISS);
+	KUNIT_EXPECT_PTR_NE(test, hdr, rec.hdr);
+	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, &rec));
+	l2arc_lock(lc);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T1), 1ULL);
+	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T1, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T1, 1), U64_MAX);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T2), 1ULL);
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&lc->arc.lists[ARC_T2],
+						   struct arc_hdr, list), hdr);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&lc->arc), 2U);
+	l2arc_unlock(lc);
+	hl_expect_counts(test, lc, 1, 0, 3);
 }
 
 static struct kunit_case hitlog_cases[] = {
@@ -386,6 +453,7 @@ static struct kunit_case hitlog_cases[] = {
 	KUNIT_CASE(hitlog_test_blocks),
 	KUNIT_CASE(hitlog_test_gone),
 	KUNIT_CASE(hitlog_test_access_now),
+	KUNIT_CASE(hitlog_test_left),
 	{}
 };
 

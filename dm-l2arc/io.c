@@ -1103,10 +1103,12 @@ static u64 l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 			  u64 first, u64 last, struct bvec_iter *it)
 {
 	struct bio *bio = l2arc_io_bio(io);
+	struct l2arc_hitrec rec = { .first = first };
 	u64 b;
 
 	if (!READ_ONCE(lc->arc_ready) || !lc->hitlog.cpu)
 		return first;
+	rec.unhashed = arc_unhash_seq(&lc->arc);
 	for (b = first; b <= last; b++) {
 		struct l2arc_buf *buf = NULL;
 		struct arc_hdr *hdr;
@@ -1125,14 +1127,19 @@ static u64 l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 			l2arc_buf_put(lc, buf);
 			break;
 		}
+		if (b == first)
+			rec.hdr = hdr;
 		bio_advance_iter(bio, it,
 				 l2arc_copy_part(lc, io, b, buf, *it));
 		l2arc_buf_put(lc, buf);
 	}
-	if (b > first && !l2arc_hitlog_add(lc, first, b - first)) {
+	if (b == first)
+		return b;
+	rec.nr = b - first;
+	if (!l2arc_hitlog_add(lc, &rec)) {
 		/* this CPU's log is full: the accesses now, in their order */
 		l2arc_lock(lc);
-		l2arc_hitlog_access(lc, first, b - first);
+		l2arc_hitlog_access(lc, &rec);
 		l2arc_unlock(lc);
 	}
 	return b;
