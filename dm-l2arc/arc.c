@@ -117,7 +117,7 @@
  * A header found so may be used later under the lock without a second
  * lookup only if it cannot have been freed meanwhile: the directory counts
  * the headers that leave its table (arc_leave(), the one way out before a
- * free), the reader reads the count before its lookups
+ * free while the directory is in use), the reader reads the count before its lookups
  * (arc_unhash_seq()), and arc_lookup_seen() returns the header found only
  * if the count has not moved since, else looks the block up again.
  */
@@ -567,13 +567,14 @@ struct arc_hdr *arc_lookup_rcu(struct arc *arc, oblock_t oblock)
  *
  * Read before the arc_lookup_rcu() calls whose headers are to be used
  * under the lock later: a header that leaves the table (the only way to
- * its freeing, arc_leave()) makes the count differ from what this
+ * its freeing while the directory is in use, arc_leave(); arc_exit() frees
+ * the rest when no reader is left) makes the count differ from what this
  * returned.  Acquire: the removals counted are seen by the lookups after.
  *
  * Context: any; no lock needed.
- * Return: the count, modulo 2^32.
+ * Return: the count, modulo 2^64 (2^32 on 32-bit kernels).
  */
-u32 arc_unhash_seq(struct arc *arc)
+unsigned long arc_unhash_seq(struct arc *arc)
 {
 	/* pairs with arc_leave()'s release: its removal is seen after */
 	return smp_load_acquire(&arc->unhashed);
@@ -593,16 +594,16 @@ u32 arc_unhash_seq(struct arc *arc)
  * still @oblock's header and is returned without a walk of the table;
  * else (or for a NULL @seen) this is arc_lookup().  Used by the hit log
  * (hitlog.c) to apply a read's hits without finding each block twice.
- * The count wraps at 2^32: it would take that many headers leaving the
- * table between a reader's arc_unhash_seq() and its record's application
- * for a freed @seen to pass.
+ * The count wraps at 2^64 (2^32 on 32-bit kernels): it would take that
+ * many headers leaving the table between a reader's arc_unhash_seq() and
+ * its record's application for a freed @seen to pass.
  *
  * Context: @arc->lock held.
  * Return: the header (any state but %ARC_DEAD/%ARC_NONE, as arc_lookup()'s:
  * a dead header has left the table), or NULL.
  */
 struct arc_hdr *arc_lookup_seen(struct arc *arc, oblock_t oblock,
-				struct arc_hdr *seen, u32 seq)
+				struct arc_hdr *seen, unsigned long seq)
 {
 	lockdep_assert_held(&arc->lock);
 	if (seen && seq == arc->unhashed &&

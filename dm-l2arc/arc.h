@@ -226,8 +226,10 @@ struct arc_ops {
  * @l2only_writing: headers on the L2-only list without %ARC_F_L2 (kept
  *	for a copy still being written, %ARC_F_L2_WRITING).
  * @warm: set once the cache has been full and evicted a block; stays set.
- * @unhashed: headers taken out of @table since arc_init(), modulo 2^32;
- *	written under @lock, read without it by arc_unhash_seq().
+ * @unhashed: headers taken out of @table since arc_init(), modulo 2^64
+ *	(2^32 on 32-bit kernels); written under @lock, read without it by
+ *	arc_unhash_seq(), on a cache line of its own (the lock's holder
+ *	writes the fields above on every access).
  * @ops: the target's callbacks.
  * @private: the target's pointer; the directory never uses it.
  */
@@ -241,9 +243,9 @@ struct arc {
 	u64 evicted;
 	u64 l2only_writing;
 	bool warm;
-	u32 unhashed;
 	const struct arc_ops *ops;
 	void *private;
+	unsigned long unhashed ____cacheline_aligned_in_smp;
 };
 
 /**
@@ -278,9 +280,9 @@ u64 arc_table_bytes(struct arc *arc);
 
 struct arc_hdr *arc_lookup(struct arc *arc, oblock_t oblock);
 struct arc_hdr *arc_lookup_rcu(struct arc *arc, oblock_t oblock);
-u32 arc_unhash_seq(struct arc *arc);
+unsigned long arc_unhash_seq(struct arc *arc);
 struct arc_hdr *arc_lookup_seen(struct arc *arc, oblock_t oblock,
-				struct arc_hdr *seen, u32 seq);
+				struct arc_hdr *seen, unsigned long seq);
 int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
 	       struct arc_hdr **spare, struct arc_hdr **hdrp);
 int arc_access_hdr(struct arc *arc, struct arc_hdr *hdr, unsigned int aflags);

@@ -783,14 +783,14 @@ static void arc_test_lookup_seen(struct kunit *test)
 {
 	struct arc_test_ctx *ctx = arc_test_new(test, 2);
 	struct arc_hdr *seen, *spare, *now = NULL;
-	u32 seq;
+	unsigned long seq;
 
 	arc_test_access(test, 1);
 	arc_test_access(test, 2);
 	arc_test_access(test, 3);
 	arc_test_access(test, 2);
 	seq = arc_unhash_seq(&ctx->arc);
-	KUNIT_EXPECT_EQ(test, seq, 1);	/* block 1 left (case IV) */
+	KUNIT_EXPECT_EQ(test, seq, 1UL);	/* block 1 left (case IV) */
 	rcu_read_lock();
 	seen = arc_lookup_rcu(&ctx->arc, to_oblock(3));
 	rcu_read_unlock();

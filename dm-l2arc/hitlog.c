@@ -32,7 +32,8 @@
  * done under the lock, whichever CPUs the reader ran on.  Reads on
  * several CPUs at once are applied in an order that is one of their
  * possible orders.  A header gone by the time its record is applied, or
- * replaced by a new one whose fill is in flight (only possible when
+ * one whose fill is in flight, a new one or the same gone to a ghost list
+ * and back (only possible when
  * another CPU's miss, a write, the shrinker or a smaller c dropped it in
  * between), is not accessed; its hit still counts, as an MFU hit.
  *
@@ -45,7 +46,7 @@
  * read is served.
  *
  * Memory: per device, each possible CPU's log (%L2ARC_HITLOG_MAX records
- * of 32 bytes) and room to apply all of them at once, 2 KiB per
+ * of 40 bytes) and room to apply all of them at once, 2.5 KiB per
  * CPU (Documentation/dm-l2arc.rst, "Memory use").
  *
  * This file calls the directory (arc.c) and the what-if (whatif.c).
@@ -83,8 +84,8 @@ int l2arc_hitlog_init(struct l2arc_hitlog *hl)
 		c->nr = 0;
 		c->blocks = 0;
 	}
-	atomic_set(&hl->pending, 0);
 	atomic64_set(&hl->seq, 0);
+	hl->applied = 0;
 	return 0;
 }
 
@@ -137,9 +138,8 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec)
 
 		c->blocks += rec->nr;
 		*r = *rec;
-		/* under the CPU's lock: each log is in order */
+		/* under the CPU's lock: each log is in order, and pending */
 		r->seq = atomic64_inc_return(&hl->seq);
-		atomic_inc(&hl->pending);
 		filled = c->nr == L2ARC_HITLOG_MAX ||
 			 c->blocks == L2ARC_HITLOG_BLOCKS;
 	}
@@ -209,8 +209,9 @@ static void l2arc_hitlog_access_one(struct l2arc_c *lc, u64 b,
 	int r = ARC_HIT_MFU;	/* gone meanwhile: read again, so MFU */
 
 	/*
-	 * A header with a fill in flight is not the one the read found (that
-	 * one had its data): the block was dropped and missed again since.
+	 * A header with a fill in flight holds no data the read could have
+	 * found: the block was dropped and missed again since (the header
+	 * may be the one the read found, gone to a ghost list and back).
 	 */
 	if (hdr && (hdr->state == ARC_MRU || hdr->state == ARC_MFU) &&
 	    !(hdr->flags & ARC_F_IO_IN_PROGRESS)) {
@@ -275,7 +276,7 @@ void l2arc_hitlog_apply(struct l2arc_c *lc)
 	n = l2arc_hitlog_collect(hl, &sorted);
 	if (!n)
 		return;
-	atomic_sub(n, &hl->pending);
+	hl->applied += n;
 	if (!sorted)
 		sort(hl->apply, n, sizeof(*hl->apply), l2arc_hitrec_cmp, NULL);
 	for (i = 0; i < n; i++)

@@ -37,8 +37,8 @@ struct l2arc_hitrec {
 	u64 first;
 	u64 seq;
 	struct arc_hdr *hdr;
+	unsigned long unhashed;
 	u32 nr;
-	u32 unhashed;
 };
 
 /**
@@ -61,17 +61,36 @@ struct l2arc_hitlog_cpu {
  * @cpu: per-CPU logs, or NULL (no log: every hit takes arc.lock)
  * @apply: room for every CPU's records (nr_cpu_ids x
  *	%L2ARC_HITLOG_MAX), used under arc.lock by l2arc_hitlog_apply()
- * @pending: records logged and not yet applied, over all CPUs
- * @seq: the last @seq given to a record
+ * @seq: the last @seq given to a record: records logged so far
+ * @applied: records applied so far, under arc.lock; @seq - @applied are
+ *	pending (l2arc_hitlog_pending())
  */
 struct l2arc_hitlog {
 	struct l2arc_hitlog_cpu __percpu *cpu;
 	struct l2arc_hitrec *apply;
-	atomic_t pending;
 	atomic64_t seq;
+	u64 applied;
 };
 
 struct l2arc_c;
+
+/**
+ * l2arc_hitlog_pending() - records logged and not yet applied, all CPUs
+ * @hl: the logs
+ *
+ * Every record takes one number (l2arc_hitlog_add(), under its CPU's log
+ * lock, when it is put in the log), so those numbered and not applied
+ * are waiting in some CPU's log; one on its way in may be counted before
+ * it can be collected (l2arc_hitlog_apply() then waits for its CPU's
+ * lock).
+ *
+ * Context: arc.lock held (l2arc_lock()), or no log in use.
+ * Return: the count, 0 if none.
+ */
+static inline u64 l2arc_hitlog_pending(const struct l2arc_hitlog *hl)
+{
+	return atomic64_read(&hl->seq) - hl->applied;
+}
 
 int l2arc_hitlog_init(struct l2arc_hitlog *hl);
 void l2arc_hitlog_exit(struct l2arc_hitlog *hl);

@@ -208,7 +208,7 @@ static void hitlog_test_replay_exact(struct kunit *test)
 		hl_locked_access(test, lc, b);
 	}
 	l2arc_lock(lc);		/* applies what is left */
-	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
+	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog), 0ULL);
 	hl_expect_same_list(test, &lc->arc, &ctx->ref, ARC_T1);
 	hl_expect_same_list(test, &lc->arc, &ctx->ref, ARC_T2);
 	hl_expect_same_list(test, &lc->arc, &ctx->ref, ARC_B1);
@@ -235,12 +235,12 @@ static void hl_put_record(struct l2arc_c *lc, u64 first, u32 nr, u64 seq)
 {
 	struct l2arc_hitlog_cpu *c = get_cpu_ptr(lc->hitlog.cpu);
 
-	c->rec[c->nr].first = first;
-	c->rec[c->nr].nr = nr;
-	c->rec[c->nr].seq = seq;
+	c->rec[c->nr] = (struct l2arc_hitrec){
+		.first = first, .nr = nr, .seq = seq,
+	};
 	c->nr++;
 	put_cpu_ptr(lc->hitlog.cpu);
-	atomic_inc(&lc->hitlog.pending);
+	atomic64_inc(&lc->hitlog.seq);	/* one more pending */
 }
 
 static u64 hl_list_block(struct arc *arc, enum arc_list_id id, int i)
@@ -324,12 +324,12 @@ static void hitlog_test_full(struct kunit *test)
 	hl_locked_access(test, lc, 7);
 	for (i = 0; i < L2ARC_HITLOG_MAX - 1; i++)
 		KUNIT_EXPECT_TRUE(test, hl_add(lc, 7, 1));
-	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending),
-			L2ARC_HITLOG_MAX - 1);
+	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog),
+			(u64)L2ARC_HITLOG_MAX - 1);
 	l2arc_stat_read_all(lc, v);
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], 0ULL);
 	KUNIT_EXPECT_TRUE(test, hl_add(lc, 7, 1));
-	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
+	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog), 0ULL);
 	l2arc_stat_read_all(lc, v);
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], (u64)L2ARC_HITLOG_MAX);
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MRU_HITS], 1ULL);
@@ -339,11 +339,11 @@ static void hitlog_test_full(struct kunit *test)
 	for (i = 0; i < L2ARC_HITLOG_MAX; i++)
 		hl_put_record(lc, 7, 1, 100 + i);
 	KUNIT_EXPECT_FALSE(test, hl_add(lc, 7, 1));
-	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending),
-			L2ARC_HITLOG_MAX);
+	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog),
+			(u64)L2ARC_HITLOG_MAX);
 	l2arc_lock(lc);
 	l2arc_unlock(lc);
-	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
+	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog), 0ULL);
 }
 
 /*
@@ -357,9 +357,9 @@ static void hitlog_test_blocks(struct kunit *test)
 
 	KUNIT_EXPECT_TRUE(test, hl_add(lc, 0, 200));
 	KUNIT_EXPECT_FALSE(test, hl_add(lc, 0, 100));
-	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 1);
+	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog), 1ULL);
 	KUNIT_EXPECT_TRUE(test, hl_add(lc, 200, L2ARC_HITLOG_BLOCKS - 200));
-	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
+	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog), 0ULL);
 	l2arc_stat_read_all(lc, v);
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], (u64)L2ARC_HITLOG_BLOCKS);
 }
@@ -381,7 +381,7 @@ static void hitlog_test_access_now(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, hl_add(lc, 0, 2));
 	l2arc_lock(lc);
 	l2arc_hitlog_access(lc, &(struct l2arc_hitrec){ .first = 0, .nr = 2 });
-	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
+	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog), 0ULL);
 	hl_expect_t2(test, lc, 2, 0, 1);
 	l2arc_unlock(lc);
 	hl_expect_counts(test, lc, 3, L2ARC_HITLOG_MAX - 1, 3);
@@ -434,7 +434,7 @@ static void hitlog_test_left(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, hdr, rec.hdr);
 	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, &rec));
 	l2arc_lock(lc);
-	KUNIT_EXPECT_EQ(test, atomic_read(&lc->hitlog.pending), 0);
+	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog), 0ULL);
 	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T1), 1ULL);
 	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T1, 0), 0ULL);
 	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T1, 1), U64_MAX);

@@ -40,7 +40,7 @@ static inline void l2arc_lock(struct l2arc_c *lc)
 		l2arc_stat_inc(lc, L2ARC_STAT_LOCK_CONTENDED);
 	if (!free || IS_ENABLED(CONFIG_PROVE_LOCKING))
 		spin_lock_bh(&lc->arc.lock);
-	if (atomic_read(&lc->hitlog.pending))
+	if (l2arc_hitlog_pending(&lc->hitlog))
 		l2arc_hitlog_apply(lc);
 }
 
