@@ -215,7 +215,9 @@ struct arc_ops {
 /**
  * struct arc - one ARC directory.
  * @lock: protects everything below and every header (see the file comment).
- * @table: rhashtable of all hashed headers (T1, T2, B1, B2, L2-only).
+ * @table: rhashtable of all hashed headers (T1, T2, B1, B2, L2-only); on
+ *	a cache line apart from @lock, since every lookup without the lock
+ *	reads its table pointer and every taking of the lock writes @lock.
  * @lists: the lists, indexed by &enum arc_list_id; LRU at the head.
  * @size: number of headers on each list (blocks).
  * @c: capacity in blocks, 1..%ARC_C_MAX.
@@ -235,7 +237,7 @@ struct arc_ops {
  */
 struct arc {
 	spinlock_t lock;	/* protects all below and every header */
-	struct rhashtable table;
+	struct rhashtable table ____cacheline_aligned_in_smp;
 	struct list_head lists[ARC_NR_LISTS];
 	u64 size[ARC_NR_LISTS];
 	u64 c;
