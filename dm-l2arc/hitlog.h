@@ -61,14 +61,17 @@ struct l2arc_hitlog_cpu {
  * @cpu: per-CPU logs, or NULL (no log: every hit takes arc.lock)
  * @apply: room for every CPU's records (nr_cpu_ids x
  *	%L2ARC_HITLOG_MAX), used under arc.lock by l2arc_hitlog_apply()
- * @seq: the last @seq given to a record: records logged so far
+ * @seq: the last @seq given to a record: records logged so far; with
+ *	@applied on a cache line of their own, since every read that logs
+ *	writes @seq and every read on every CPU reads the pointers above
+ *	and the device's counters' pointer before them
  * @applied: records applied so far, under arc.lock; @seq - @applied are
  *	pending (l2arc_hitlog_pending())
  */
 struct l2arc_hitlog {
 	struct l2arc_hitlog_cpu __percpu *cpu;
 	struct l2arc_hitrec *apply;
-	atomic64_t seq;
+	atomic64_t seq ____cacheline_aligned_in_smp;
 	u64 applied;
 };
 
