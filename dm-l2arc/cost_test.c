@@ -291,9 +291,8 @@ static void cost_test_arc(struct kunit *test)
  * COST_SEQ blocks (@seq true), each read's blocks looked up under RCU (the
  * data pointer read, not the buffer's reference: two atomic operations on
  * a real buffer) and logged as one record with the header of its first
- * block (taken at once under the lock if this CPU's log is full, as io.c
- * does).  Returns the ns the round took; adds the blocks found resident
- * to *@served.
+ * block (l2arc_hitlog_served(), as io.c does).  Returns the ns the round
+ * took; adds the blocks found resident to *@served.
  */
 static u64 cost_hitlog_round(struct cost_ctx *ctx, struct l2arc_c *lc,
 			     bool seq, u64 *served)
@@ -321,12 +320,8 @@ static u64 cost_hitlog_round(struct cost_ctx *ctx, struct l2arc_c *lc,
 		rcu_read_unlock();
 		rec.nr = j;
 		*served += j;
-		if (j && !l2arc_hitlog_add(lc, &rec)) {
-			/* this CPU's log is full: as io.c does */
-			l2arc_lock(lc);
-			l2arc_hitlog_access(lc, &rec);
-			l2arc_unlock(lc);
-		}
+		if (j)
+			l2arc_hitlog_served(lc, &rec);
 	}
 	return ktime_get_ns() - t0;
 }

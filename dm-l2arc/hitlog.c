@@ -117,8 +117,8 @@ void l2arc_hitlog_exit(struct l2arc_hitlog *hl)
  *
  * Context: process or softirq context; arc.lock not held.
  * Return: true if logged; false if there is no log or this CPU's log has
- * no room for it (the caller takes arc.lock and l2arc_hitlog_access()
- * itself).
+ * no room for it (l2arc_hitlog_served() then takes arc.lock and
+ * l2arc_hitlog_access() itself).
  */
 bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec)
 {
@@ -149,6 +149,27 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec)
 		l2arc_unlock(lc);
 	}
 	return !full;
+}
+
+/**
+ * l2arc_hitlog_served() - log a read served without arc.lock, or take its
+ * accesses now if the log cannot
+ * @lc: the device
+ * @rec: the read's record, as for l2arc_hitlog_add()
+ *
+ * l2arc_hitlog_add(); if this CPU's log has no room for @rec, takes
+ * arc.lock (which applies every record logged before) and the read's
+ * accesses (l2arc_hitlog_access()), so they come in their order.
+ *
+ * Context: process or softirq context; arc.lock not held.
+ */
+void l2arc_hitlog_served(struct l2arc_c *lc, const struct l2arc_hitrec *rec)
+{
+	if (l2arc_hitlog_add(lc, rec))
+		return;
+	l2arc_lock(lc);
+	l2arc_hitlog_access(lc, rec);
+	l2arc_unlock(lc);
 }
 
 /**
@@ -289,8 +310,8 @@ void l2arc_hitlog_apply(struct l2arc_c *lc)
  * @lc: the device
  * @rec: the read's record, as for l2arc_hitlog_add()
  *
- * Also for the reader whose CPU's log had no room (l2arc_hitlog_add()
- * returned false): l2arc_lock() has applied every log, so the accesses
+ * Also for the reader whose CPU's log had no room (l2arc_hitlog_served()):
+ * l2arc_lock() has applied every log, so the accesses
  * come after every read logged before and in their order.  The first
  * block's header is the one the read found if none has left the table
  * since (arc_lookup_seen()); every other block is looked up.  A block gone

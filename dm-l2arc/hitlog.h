@@ -98,6 +98,7 @@ static inline u64 l2arc_hitlog_pending(const struct l2arc_hitlog *hl)
 int l2arc_hitlog_init(struct l2arc_hitlog *hl);
 void l2arc_hitlog_exit(struct l2arc_hitlog *hl);
 bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec);
+void l2arc_hitlog_served(struct l2arc_c *lc, const struct l2arc_hitrec *rec);
 void l2arc_hitlog_apply(struct l2arc_c *lc);
 void l2arc_hitlog_access(struct l2arc_c *lc, const struct l2arc_hitrec *rec);
 void l2arc_count_access(struct l2arc_c *lc, int result, bool iohit,

@@ -1133,14 +1133,9 @@ static u64 l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 				 l2arc_copy_part(lc, io, b, buf, *it));
 		l2arc_buf_put(lc, buf);
 	}
-	if (b == first)
-		return b;
-	rec.nr = b - first;
-	if (!l2arc_hitlog_add(lc, &rec)) {
-		/* this CPU's log is full: the accesses now, in their order */
-		l2arc_lock(lc);
-		l2arc_hitlog_access(lc, &rec);
-		l2arc_unlock(lc);
+	if (b > first) {
+		rec.nr = b - first;
+		l2arc_hitlog_served(lc, &rec);
 	}
 	return b;
 }
