@@ -290,14 +290,15 @@ static void cost_test_arc(struct kunit *test)
  * resident: 4 KiB reads at random places (@seq false) or 1 MiB reads of
  * COST_SEQ blocks (@seq true), each read's blocks looked up under RCU (the
  * data pointer read, not the buffer's reference: two atomic operations on
- * a real buffer) and logged as one record with the header of its first
- * block (l2arc_hitlog_served(), as io.c does).  Returns the ns the round
+ * a real buffer) and logged with the headers found, a record for every
+ * %L2ARC_HITREC_BLOCKS blocks (l2arc_hitlog_served(), as io.c does).  Returns the ns the round
  * took; adds the blocks found resident to *@served.
  */
 static u64 cost_hitlog_round(struct cost_ctx *ctx, struct l2arc_c *lc,
 			     bool seq, u64 *served)
 {
 	u32 per_read = seq ? COST_SEQ : 1, i, j;
+	struct arc_hdr *found[L2ARC_HITREC_BLOCKS];
 	u64 t0 = ktime_get_ns();
 
 	for (i = 0; i < COST_OPS; i += per_read) {
@@ -306,22 +307,28 @@ static u64 cost_hitlog_round(struct cost_ctx *ctx, struct l2arc_c *lc,
 			.unhashed = arc_unhash_seq(&lc->arc),
 		};
 
-		rcu_read_lock();
 		for (j = 0; j < per_read; j++) {
 			struct arc_hdr *hdr;
 
+			rcu_read_lock();
 			hdr = arc_lookup_rcu(&lc->arc,
-					     to_oblock(rec.first + j));
-			if (!hdr || !READ_ONCE(hdr->data))
+					     to_oblock(rec.first + rec.nr));
+			if (hdr && !READ_ONCE(hdr->data))
+				hdr = NULL;
+			rcu_read_unlock();
+			if (!hdr)
 				break;
-			if (!j)
-				rec.hdr = hdr;
+			found[rec.nr++] = hdr;
+			if (rec.nr == L2ARC_HITREC_BLOCKS) {
+				l2arc_hitlog_served(lc, &rec, found);
+				rec.first += rec.nr;
+				rec.nr = 0;
+				rec.unhashed = arc_unhash_seq(&lc->arc);
+			}
 		}
-		rcu_read_unlock();
-		rec.nr = j;
 		*served += j;
-		if (j)
-			l2arc_hitlog_served(lc, &rec);
+		if (rec.nr)
+			l2arc_hitlog_served(lc, &rec, found);
 	}
 	return ktime_get_ns() - t0;
 }
@@ -329,10 +336,10 @@ static u64 cost_hitlog_round(struct cost_ctx *ctx, struct l2arc_c *lc,
 /*
  * ARC hits as io.c serves reads whose blocks are resident, on a device
  * whose directory holds blocks 0..COST_BLOCKS-1: 4 KiB reads at random
- * places, then 1 MiB reads; for each read its lookups under RCU, one
- * record in this CPU's hit log, and its share of the log's application
- * (every 32 reads or 256 blocks: the accesses under the lock, the first
- * block's header as the read found it, every other block looked up, with
+ * places, then 1 MiB reads; for each read its lookups under RCU, its
+ * records in this CPU's hit log (one for 4 KiB, 8 for 1 MiB), and its
+ * share of the log's application (every 32 records or 256 blocks: the
+ * accesses under the lock, on the headers as the read found them, with
  * the counters).  Every block must be found resident and counted as a
  * hit.
  */

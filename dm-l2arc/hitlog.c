@@ -10,19 +10,20 @@
  * header is found under RCU (arc_lookup_rcu()), its buffer taken with a
  * reference, and the data copied; the first block that is not resident
  * (and the rest of the read after it) is mapped under the lock, after the
- * served blocks' record is applied.  What the ARC owes such blocks -- the
+ * served blocks' records are applied.  What the ARC owes such blocks -- the
  * paper's case I for each
  * block, a move to the MRU end of T2 -- and its counters are not done
- * then, but logged: the read appends one record (its first block, the
- * blocks served and a sequence number from the device's counter) to the log of
- * the CPU it runs on, under that log's own lock.  Whoever takes arc.lock
+ * then, but logged: the read appends a record (its first block, the
+ * blocks served, the headers it found for them and a sequence number
+ * from the device's counter) to the log of the CPU it runs on, under
+ * that log's own lock, for each %L2ARC_HITREC_BLOCKS blocks it serves.  Whoever takes arc.lock
  * next applies every CPU's records first (l2arc_lock() calls
  * l2arc_hitlog_apply()), in the order of their sequence numbers; a CPU
  * whose log fills takes arc.lock to apply them itself.  A header found
  * then is accessed (arc_access_hdr()) and the hit counted as if it had
- * been accessed under the lock at the read.  A record carries the header
- * its read found for its first block, used without a second lookup when
- * no header has left the table since (arc_lookup_seen()).
+ * been accessed under the lock at the read.  A record carries the headers
+ * its read found, used without a second lookup when no header has left
+ * the table since (arc_lookup_seen()).
  *
  * The ARC stays exact.  Every operation that reads or changes the lists
  * (a miss, an eviction, the feed, a statistics read, a table message)
@@ -37,8 +38,8 @@
  * another CPU's miss, a write, the shrinker or a smaller c dropped it in
  * between), is not accessed; its hit still counts, as an MFU hit.
  *
- * Bounded: a CPU's log applies itself at %L2ARC_HITLOG_MAX reads or
- * %L2ARC_HITLOG_BLOCKS blocks and takes no read that would carry it past
+ * Bounded: a CPU's log applies itself at %L2ARC_HITLOG_MAX records or
+ * %L2ARC_HITLOG_BLOCKS blocks and takes no record that would carry it past
  * them, so one application accesses at most %L2ARC_HITLOG_BLOCKS blocks
  * per CPU whose log has records.
  *
@@ -46,8 +47,9 @@
  * read is served.
  *
  * Memory: per device, each possible CPU's log (%L2ARC_HITLOG_MAX records
- * of 40 bytes) and room to apply all of them at once, 2.5 KiB per
- * CPU (Documentation/dm-l2arc.rst, "Memory use").
+ * of 32 bytes and %L2ARC_HITLOG_BLOCKS header pointers) and room to apply
+ * all of them at once, 6 KiB per CPU (Documentation/dm-l2arc.rst, "Memory
+ * use").
  *
  * This file calls the directory (arc.c) and the what-if (whatif.c).
  */
@@ -72,8 +74,10 @@ int l2arc_hitlog_init(struct l2arc_hitlog *hl)
 
 	hl->apply = kvmalloc_array(nr_cpu_ids * L2ARC_HITLOG_MAX,
 				   sizeof(*hl->apply), GFP_KERNEL);
+	hl->apply_hdr = kvmalloc_array(nr_cpu_ids * L2ARC_HITLOG_BLOCKS,
+				       sizeof(*hl->apply_hdr), GFP_KERNEL);
 	hl->cpu = alloc_percpu(struct l2arc_hitlog_cpu);
-	if (!hl->apply || !hl->cpu) {
+	if (!hl->apply || !hl->apply_hdr || !hl->cpu) {
 		l2arc_hitlog_exit(hl);
 		return -ENOMEM;
 	}
@@ -101,18 +105,21 @@ void l2arc_hitlog_exit(struct l2arc_hitlog *hl)
 	hl->cpu = NULL;
 	kvfree(hl->apply);
 	hl->apply = NULL;
+	kvfree(hl->apply_hdr);
+	hl->apply_hdr = NULL;
 }
 
 /**
- * l2arc_hitlog_add() - log the ARC hits a read was served without arc.lock
+ * l2arc_hitlog_add() - log ARC hits a read was served without arc.lock
  * @lc: the device
- * @rec: the read's first block, its blocks served so (>= 1, from @first
- *	on) and what its lookup of the first found (@hdr, @unhashed; @hdr
- *	may be NULL); @seq is ignored
+ * @rec: the first block, the blocks served so (from @first on) and
+ *	@unhashed; @seq and @hdrs are ignored
+ * @hdr: the headers that the read's lookups found for those blocks, in
+ *	their order (any may be NULL)
  *
  * Appends to the log of the CPU the caller runs on; when that fills
- * (%L2ARC_HITLOG_MAX reads or %L2ARC_HITLOG_BLOCKS blocks), takes arc.lock
- * to apply every log.  The caller has served the read (or will)
+ * (%L2ARC_HITLOG_MAX records or %L2ARC_HITLOG_BLOCKS blocks), takes arc.lock
+ * to apply every log.  The caller has served the blocks (or will)
  * from buffers it took without arc.lock.
  *
  * Context: process or softirq context; arc.lock not held.
@@ -120,7 +127,8 @@ void l2arc_hitlog_exit(struct l2arc_hitlog *hl)
  * no room for it (l2arc_hitlog_served() then takes arc.lock and
  * l2arc_hitlog_access() itself).
  */
-bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec)
+bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
+		      struct arc_hdr *const *hdr)
 {
 	struct l2arc_hitlog *hl = &lc->hitlog;
 	struct l2arc_hitlog_cpu *c;
@@ -136,8 +144,10 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec)
 	if (!full) {
 		struct l2arc_hitrec *r = &c->rec[c->nr++];
 
-		c->blocks += rec->nr;
 		*r = *rec;
+		r->hdrs = c->blocks;
+		memcpy(c->hdr + c->blocks, hdr, rec->nr * sizeof(*hdr));
+		c->blocks += rec->nr;
 		/* under the CPU's lock: each log is in order, and pending */
 		r->seq = atomic64_inc_return(&hl->seq);
 		filled = c->nr == L2ARC_HITLOG_MAX ||
@@ -152,23 +162,25 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec)
 }
 
 /**
- * l2arc_hitlog_served() - log a read served without arc.lock, or take its
- * accesses now if the log cannot
+ * l2arc_hitlog_served() - log blocks served without arc.lock, or take
+ * their accesses now if the log cannot
  * @lc: the device
- * @rec: the read's record, as for l2arc_hitlog_add()
+ * @rec: the blocks' record, as for l2arc_hitlog_add()
+ * @hdr: their headers, as for l2arc_hitlog_add()
  *
  * l2arc_hitlog_add(); if this CPU's log has no room for @rec, takes
- * arc.lock (which applies every record logged before) and the read's
+ * arc.lock (which applies every record logged before) and the blocks'
  * accesses (l2arc_hitlog_access()), so they come in their order.
  *
  * Context: process or softirq context; arc.lock not held.
  */
-void l2arc_hitlog_served(struct l2arc_c *lc, const struct l2arc_hitrec *rec)
+void l2arc_hitlog_served(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
+			 struct arc_hdr *const *hdr)
 {
-	if (l2arc_hitlog_add(lc, rec))
+	if (l2arc_hitlog_add(lc, rec, hdr))
 		return;
 	l2arc_lock(lc);
-	l2arc_hitlog_access(lc, rec);
+	l2arc_hitlog_access(lc, rec, hdr);
 	l2arc_unlock(lc);
 }
 
@@ -254,7 +266,7 @@ static void l2arc_hitlog_access_one(struct l2arc_c *lc, u64 b,
 static unsigned int l2arc_hitlog_collect(struct l2arc_hitlog *hl,
 					 bool *sorted)
 {
-	unsigned int n = 0, i;
+	unsigned int n = 0, nhdr = 0, i;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -264,7 +276,12 @@ static unsigned int l2arc_hitlog_collect(struct l2arc_hitlog *hl,
 			continue;
 		spin_lock(&c->lock);
 		memcpy(hl->apply + n, c->rec, c->nr * sizeof(*c->rec));
+		memcpy(hl->apply_hdr + nhdr, c->hdr,
+		       c->blocks * sizeof(*c->hdr));
+		for (i = n; i < n + c->nr; i++)
+			hl->apply[i].hdrs += nhdr;
 		n += c->nr;
+		nhdr += c->blocks;
 		c->nr = 0;
 		c->blocks = 0;
 		spin_unlock(&c->lock);
@@ -301,33 +318,35 @@ void l2arc_hitlog_apply(struct l2arc_c *lc)
 	if (!sorted)
 		sort(hl->apply, n, sizeof(*hl->apply), l2arc_hitrec_cmp, NULL);
 	for (i = 0; i < n; i++)
-		l2arc_hitlog_access(lc, &hl->apply[i]);
+		l2arc_hitlog_access(lc, &hl->apply[i],
+				    hl->apply_hdr + hl->apply[i].hdrs);
 }
 
 /**
- * l2arc_hitlog_access() - take the ARC's accesses of a read served without
- * arc.lock, now, as a record of it would be applied
+ * l2arc_hitlog_access() - take the ARC's accesses of blocks served without
+ * arc.lock, now, as a record of them would be applied
  * @lc: the device
- * @rec: the read's record, as for l2arc_hitlog_add()
+ * @rec: the blocks' record, as for l2arc_hitlog_add()
+ * @hdr: their headers, as for l2arc_hitlog_add()
  *
  * Also for the reader whose CPU's log had no room (l2arc_hitlog_served()):
  * l2arc_lock() has applied every log, so the accesses
- * come after every read logged before and in their order.  The first
- * block's header is the one the read found if none has left the table
- * since (arc_lookup_seen()); every other block is looked up.  A block gone
+ * come after every record logged before and in their order.  A block's
+ * header is the one the read found if none has left the table since
+ * (arc_lookup_seen()), else the one a lookup finds now.  A block gone
  * meanwhile counts its hit as l2arc_hitlog_apply() counts it.
  *
  * Context: arc.lock held (BHs off).
  */
-void l2arc_hitlog_access(struct l2arc_c *lc, const struct l2arc_hitrec *rec)
+void l2arc_hitlog_access(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
+			 struct arc_hdr *const *hdr)
 {
-	u64 b;
+	u32 i;
 
 	l2arc_assert_locked(lc);
-	l2arc_hitlog_access_one(lc, rec->first,
-				arc_lookup_seen(&lc->arc, to_oblock(rec->first),
-						rec->hdr, rec->unhashed));
-	for (b = rec->first + 1; b < rec->first + rec->nr; b++)
-		l2arc_hitlog_access_one(lc, b, arc_lookup(&lc->arc,
-							  to_oblock(b)));
+	for (i = 0; i < rec->nr; i++)
+		l2arc_hitlog_access_one(lc, rec->first + i,
+					arc_lookup_seen(&lc->arc,
+							to_oblock(rec->first + i),
+							hdr[i], rec->unhashed));
 }

@@ -12,7 +12,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
-/* Reads each CPU's log holds before its reader applies them all. */
+/* Records each CPU's log holds before its reader applies them all. */
 #define L2ARC_HITLOG_MAX		32
 /*
  * Blocks each CPU's log holds at most: a log that reaches this many is
@@ -20,40 +20,53 @@
  * per CPU (a 1 MiB read of 4 KiB blocks is 256).
  */
 #define L2ARC_HITLOG_BLOCKS		256
+/*
+ * Blocks one record holds at most: a read that serves more logs a record
+ * for each such part (a 1 MiB read of 4 KiB blocks logs 8), and keeps the
+ * headers of the part it is serving in an array of this many pointers on
+ * its stack.
+ */
+#define L2ARC_HITREC_BLOCKS		32
 
 struct arc_hdr;
 
 /**
- * struct l2arc_hitrec - one read's blocks served without arc.lock
+ * struct l2arc_hitrec - blocks of one read served without arc.lock
  * @first: its first block
- * @seq: its place among every logged read of the device (1, 2, ...);
+ * @seq: its place among every logged record of the device (1, 2, ...);
  *	set by l2arc_hitlog_add()
- * @hdr: @first's header as arc_lookup_rcu() found it, or NULL; it may have
- *	been freed since, and is used only through arc_lookup_seen()
- * @nr: the blocks served, from @first on, 1..%L2ARC_HITLOG_BLOCKS
- * @unhashed: arc_unhash_seq() read before @hdr was found
+ * @unhashed: arc_unhash_seq() read before the read looked up @first
+ * @nr: the blocks served, from @first on, 1..%L2ARC_HITLOG_BLOCKS (a read
+ *	logs at most %L2ARC_HITREC_BLOCKS a record)
+ * @hdrs: where its headers start in its log's header array (@nr of
+ *	them, block @first's first); set by l2arc_hitlog_add()
+ *
+ * The headers are those arc_lookup_rcu() found for the blocks, or NULL; one
+ * may have been freed since, and is used only through arc_lookup_seen().
  */
 struct l2arc_hitrec {
 	u64 first;
 	u64 seq;
-	struct arc_hdr *hdr;
 	unsigned long unhashed;
 	u32 nr;
+	u32 hdrs;
 };
 
 /**
  * struct l2arc_hitlog_cpu - one CPU's log
- * @lock: protects @nr and @rec; a leaf lock, taken inside arc.lock by
- *	the one who applies the logs, alone by a reader that logs
+ * @lock: protects the rest; a leaf lock, taken inside arc.lock by the one
+ *	who applies the logs, alone by a reader that logs
  * @nr: records in @rec, 0..%L2ARC_HITLOG_MAX
- * @blocks: their blocks, 0..%L2ARC_HITLOG_BLOCKS
+ * @blocks: their blocks, 0..%L2ARC_HITLOG_BLOCKS: the headers in @hdr
  * @rec: the records, in the order of their @seq
+ * @hdr: the records' headers, each record's @nr from its @hdrs on
  */
 struct l2arc_hitlog_cpu {
-	spinlock_t lock;	/* protects @nr, @blocks and @rec */
+	spinlock_t lock;	/* protects @nr, @blocks, @rec and @hdr */
 	unsigned int nr;
 	unsigned int blocks;
 	struct l2arc_hitrec rec[L2ARC_HITLOG_MAX];
+	struct arc_hdr *hdr[L2ARC_HITLOG_BLOCKS];
 };
 
 /**
@@ -61,6 +74,8 @@ struct l2arc_hitlog_cpu {
  * @cpu: per-CPU logs, or NULL (no log: every hit takes arc.lock)
  * @apply: room for every CPU's records (nr_cpu_ids x
  *	%L2ARC_HITLOG_MAX), used under arc.lock by l2arc_hitlog_apply()
+ * @apply_hdr: room for their headers (nr_cpu_ids x %L2ARC_HITLOG_BLOCKS),
+ *	the same
  * @seq: the last @seq given to a record: records logged so far; with
  *	@applied on a cache line of their own, since every read that logs
  *	writes @seq and every read on every CPU reads the pointers above
@@ -71,6 +86,7 @@ struct l2arc_hitlog_cpu {
 struct l2arc_hitlog {
 	struct l2arc_hitlog_cpu __percpu *cpu;
 	struct l2arc_hitrec *apply;
+	struct arc_hdr **apply_hdr;
 	atomic64_t seq ____cacheline_aligned_in_smp;
 	u64 applied;
 };
@@ -97,10 +113,13 @@ static inline u64 l2arc_hitlog_pending(const struct l2arc_hitlog *hl)
 
 int l2arc_hitlog_init(struct l2arc_hitlog *hl);
 void l2arc_hitlog_exit(struct l2arc_hitlog *hl);
-bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec);
-void l2arc_hitlog_served(struct l2arc_c *lc, const struct l2arc_hitrec *rec);
+bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
+		      struct arc_hdr *const *hdr);
+void l2arc_hitlog_served(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
+			 struct arc_hdr *const *hdr);
 void l2arc_hitlog_apply(struct l2arc_c *lc);
-void l2arc_hitlog_access(struct l2arc_c *lc, const struct l2arc_hitrec *rec);
+void l2arc_hitlog_access(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
+			 struct arc_hdr *const *hdr);
 void l2arc_count_access(struct l2arc_c *lc, int result, bool iohit,
 			bool prefetch);
 

@@ -128,32 +128,37 @@ static void hl_ref_access(struct kunit *test, struct hl_ctx *ctx, u64 b)
 }
 
 /*
- * Is @b resident with data, seen as io.c's lock-free hit sees it?  If so,
- * *@rec is a record of it, with the header found.
+ * Are blocks @first .. @first + @nr - 1 resident with data, seen as io.c's
+ * lock-free hit sees them?  If so, *@rec is a record of them and @hdr[]
+ * holds the headers found.
  */
-static bool hl_resident_rcu(struct l2arc_c *lc, u64 b,
-			    struct l2arc_hitrec *rec)
+static bool hl_resident_rcu(struct l2arc_c *lc, u64 first, u32 nr,
+			    struct l2arc_hitrec *rec, struct arc_hdr **hdr)
 {
-	struct arc_hdr *hdr;
-	bool hit;
+	bool hit = true;
+	u32 i;
 
 	rec->unhashed = arc_unhash_seq(&lc->arc);
 	rcu_read_lock();
-	hdr = arc_lookup_rcu(&lc->arc, to_oblock(b));
-	hit = hdr && READ_ONCE(hdr->data);
+	for (i = 0; i < nr; i++) {
+		hdr[i] = arc_lookup_rcu(&lc->arc, to_oblock(first + i));
+		hit = hit && hdr[i] && READ_ONCE(hdr[i]->data);
+	}
 	rcu_read_unlock();
-	rec->first = b;
-	rec->nr = 1;
-	rec->hdr = hdr;
+	rec->first = first;
+	rec->nr = nr;
 	return hit;
 }
+
+/* no header found, for any record's blocks */
+static struct arc_hdr *const hl_no_hdr[L2ARC_HITLOG_BLOCKS];
 
 /* Log a read of blocks @first .. @first + @nr - 1, no header found. */
 static bool hl_add(struct l2arc_c *lc, u64 first, u32 nr)
 {
 	struct l2arc_hitrec rec = { .first = first, .nr = nr };
 
-	return l2arc_hitlog_add(lc, &rec);
+	return l2arc_hitlog_add(lc, &rec, hl_no_hdr);
 }
 
 /* Both ARCs' list @id hold the same blocks in the same order. */
@@ -199,9 +204,11 @@ static void hitlog_test_replay_exact(struct kunit *test)
 		/* half the reads on 40 blocks, the rest on all 400 */
 		u64 b = (x & 1) ? (x >> 1) % 40 : (x >> 1) % 400;
 		struct l2arc_hitrec rec;
+		struct arc_hdr *hdr;
 
 		hl_ref_access(test, ctx, b);
-		if (hl_resident_rcu(lc, b, &rec) && l2arc_hitlog_add(lc, &rec)) {
+		if (hl_resident_rcu(lc, b, 1, &rec, &hdr) &&
+		    l2arc_hitlog_add(lc, &rec, &hdr)) {
 			logged++;
 			continue;
 		}
@@ -236,9 +243,11 @@ static void hl_put_record(struct l2arc_c *lc, u64 first, u32 nr, u64 seq)
 	struct l2arc_hitlog_cpu *c = get_cpu_ptr(lc->hitlog.cpu);
 
 	c->rec[c->nr] = (struct l2arc_hitrec){
-		.first = first, .nr = nr, .seq = seq,
+		.first = first, .nr = nr, .seq = seq, .hdrs = c->blocks,
 	};
 	c->nr++;
+	memset(c->hdr + c->blocks, 0, nr * sizeof(*c->hdr));
+	c->blocks += nr;
 	put_cpu_ptr(lc->hitlog.cpu);
 	atomic64_inc(&lc->hitlog.seq);	/* one more pending */
 }
@@ -380,7 +389,8 @@ static void hitlog_test_access_now(struct kunit *test)
 		hl_put_record(lc, 2, 1, 1 + i);
 	KUNIT_EXPECT_FALSE(test, hl_add(lc, 0, 2));
 	l2arc_lock(lc);
-	l2arc_hitlog_access(lc, &(struct l2arc_hitrec){ .first = 0, .nr = 2 });
+	l2arc_hitlog_access(lc, &(struct l2arc_hitrec){ .first = 0, .nr = 2 },
+			    hl_no_hdr);
 	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog), 0ULL);
 	hl_expect_t2(test, lc, 2, 0, 1);
 	l2arc_unlock(lc);
@@ -400,6 +410,35 @@ static void hitlog_test_gone(struct kunit *test)
 }
 
 /*
+ * Block @b of device @lc invalidated (as a write does) and read again
+ * under the lock, a miss into T1 with a new header, which is returned:
+ * what another CPU may do between a read's lookup and its record's
+ * application.  @old is the header the read found.
+ */
+static struct arc_hdr *hl_replace(struct kunit *test, struct l2arc_c *lc,
+				  u64 b, struct arc_hdr *old)
+{
+	struct arc_hdr *spare, *hdr = NULL;
+	int r;
+
+	/* allocated before the free, so the freed header stays free */
+	spare = arc_hdr_alloc(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	l2arc_lock(lc);
+	arc_invalidate(&lc->arc, old);
+	r = arc_access(&lc->arc, to_oblock(b), 0, &spare, &hdr);
+	if (r >= 0) {
+		l2arc_count_access(lc, r, false, false);
+		arc_hdr_set_data(&lc->arc, hdr, HL_DATA);
+	}
+	l2arc_unlock(lc);
+	arc_hdr_free(spare);
+	KUNIT_EXPECT_EQ(test, r, ARC_MISS);
+	KUNIT_EXPECT_PTR_NE(test, hdr, old);
+	return hdr;
+}
+
+/*
  * A record whose header left the table after the read found it (a write
  * invalidated the block) and whose block came back with a new header (a
  * miss, into T1): the new header is accessed, as a lookup finds it, not
@@ -411,28 +450,13 @@ static void hitlog_test_gone(struct kunit *test)
 static void hitlog_test_left(struct kunit *test)
 {
 	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
-	struct arc_hdr *spare, *hdr = NULL;
+	struct arc_hdr *found, *hdr;
 	struct l2arc_hitrec rec;
-	int r;
 
 	hl_t1_blocks(test, lc, 2);
-	KUNIT_ASSERT_TRUE(test, hl_resident_rcu(lc, 1, &rec));
-	KUNIT_ASSERT_NOT_NULL(test, rec.hdr);
-	/* allocated before the free, so the freed header stays free */
-	spare = arc_hdr_alloc(GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, spare);
-	l2arc_lock(lc);
-	arc_invalidate(&lc->arc, rec.hdr);
-	r = arc_access(&lc->arc, to_oblock(1), 0, &spare, &hdr);
-	if (r >= 0) {
-		l2arc_count_access(lc, r, false, false);
-		arc_hdr_set_data(&lc->arc, hdr, HL_DATA);
-	}
-	l2arc_unlock(lc);
-	arc_hdr_free(spare);
-	KUNIT_EXPECT_EQ(test, r, ARC_MISS);
-	KUNIT_EXPECT_PTR_NE(test, hdr, rec.hdr);
-	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, &rec));
+	KUNIT_ASSERT_TRUE(test, hl_resident_rcu(lc, 1, 1, &rec, &found));
+	hdr = hl_replace(test, lc, 1, found);
+	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, &rec, &found));
 	l2arc_lock(lc);
 	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog), 0ULL);
 	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T1), 1ULL);
@@ -446,6 +470,44 @@ static void hitlog_test_left(struct kunit *test)
 	hl_expect_counts(test, lc, 1, 0, 3);
 }
 
+/*
+ * The same for a block after a record's first: each block's header is
+ * checked, not only the first's.  Blocks 0, 1, 2 in T1; a read of all
+ * three is logged with the headers it found; 1 is invalidated and read
+ * again; applied, T2 holds 0, the new header of 1, 2 from its LRU end,
+ * with three MRU hits, and T1 is empty.  A record applied while no header
+ * has left the table accesses the headers it carries: reads of 0 and then
+ * 2 leave T2 as 1, 0, 2 from its LRU end.
+ */
+static void hitlog_test_left_later(struct kunit *test)
+{
+	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
+	struct arc_hdr *found[3], *hdr, *lru;
+	struct l2arc_hitrec rec;
+
+	hl_t1_blocks(test, lc, 3);
+	KUNIT_ASSERT_TRUE(test, hl_resident_rcu(lc, 0, 3, &rec, found));
+	hdr = hl_replace(test, lc, 1, found[1]);
+	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, &rec, found));
+	l2arc_lock(lc);
+	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog), 0ULL);
+	hl_expect_t2(test, lc, 0, 1, 2);
+	lru = list_first_entry(&lc->arc.lists[ARC_T2], struct arc_hdr, list);
+	KUNIT_EXPECT_PTR_EQ(test, list_next_entry(lru, list), hdr);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&lc->arc), 3U);
+	l2arc_unlock(lc);
+	hl_expect_counts(test, lc, 3, 0, 4);
+
+	KUNIT_ASSERT_TRUE(test, hl_resident_rcu(lc, 0, 1, &rec, &found[0]));
+	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, &rec, &found[0]));
+	KUNIT_ASSERT_TRUE(test, hl_resident_rcu(lc, 2, 1, &rec, &found[2]));
+	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, &rec, &found[2]));
+	l2arc_lock(lc);
+	hl_expect_t2(test, lc, 1, 0, 2);
+	l2arc_unlock(lc);
+	hl_expect_counts(test, lc, 3, 2, 4);
+}
+
 static struct kunit_case hitlog_cases[] = {
 	KUNIT_CASE(hitlog_test_replay_exact),
 	KUNIT_CASE(hitlog_test_order),
@@ -454,6 +516,7 @@ static struct kunit_case hitlog_cases[] = {
 	KUNIT_CASE(hitlog_test_gone),
 	KUNIT_CASE(hitlog_test_access_now),
 	KUNIT_CASE(hitlog_test_left),
+	KUNIT_CASE(hitlog_test_left_later),
 	{}
 };
 

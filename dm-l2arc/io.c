@@ -1080,7 +1080,8 @@ static bool l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
  * as each block is resident in the ARC with its data read: each block's
  * buffer is taken under RCU, its part copied into the bio at *@it (which
  * then follows the copy) and let go, and the ARC's accesses of the blocks
- * served are logged for the next holder of the lock (hitlog.c); when this
+ * served are logged for the next holder of the lock (hitlog.c), with the
+ * headers found, a record for every %L2ARC_HITREC_BLOCKS blocks; when this
  * CPU's log has no room, they are taken under the lock now.  Returns the
  * first block not served: @first when none was (a block not resident,
  * not read yet, or no log), @last + 1 when all were.
@@ -1102,6 +1103,7 @@ static bool l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
 static u64 l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 			  u64 first, u64 last, struct bvec_iter *it)
 {
+	struct arc_hdr *found[L2ARC_HITREC_BLOCKS];
 	struct bio *bio = l2arc_io_bio(io);
 	struct l2arc_hitrec rec = { .first = first };
 	u64 b;
@@ -1127,16 +1129,19 @@ static u64 l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 			l2arc_buf_put(lc, buf);
 			break;
 		}
-		if (b == first)
-			rec.hdr = hdr;
+		found[rec.nr++] = hdr;
 		bio_advance_iter(bio, it,
 				 l2arc_copy_part(lc, io, b, buf, *it));
 		l2arc_buf_put(lc, buf);
+		if (rec.nr == L2ARC_HITREC_BLOCKS) {
+			l2arc_hitlog_served(lc, &rec, found);
+			rec.first = b + 1;
+			rec.nr = 0;
+			rec.unhashed = arc_unhash_seq(&lc->arc);
+		}
 	}
-	if (b > first) {
-		rec.nr = b - first;
-		l2arc_hitlog_served(lc, &rec);
-	}
+	if (rec.nr)
+		l2arc_hitlog_served(lc, &rec, found);
 	return b;
 }
 
