@@ -291,8 +291,9 @@ static void cost_test_arc(struct kunit *test)
  * COST_SEQ blocks (@seq true), each read's blocks looked up under RCU (the
  * data pointer read, not the buffer's reference: two atomic operations on
  * a real buffer) and logged with the headers found, a record for every
- * %L2ARC_HITREC_BLOCKS blocks (l2arc_hitlog_served(), as io.c does).  Returns the ns the round
- * took; adds the blocks found resident to *@served.
+ * %L2ARC_HITREC_BLOCKS blocks (l2arc_hitlog_served(), as io.c does).
+ * Returns the ns the round took; adds the blocks found resident to
+ * *@served.
  */
 static u64 cost_hitlog_round(struct cost_ctx *ctx, struct l2arc_c *lc,
 			     bool seq, u64 *served)

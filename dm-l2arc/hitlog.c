@@ -16,10 +16,11 @@
  * then, but logged: the read appends a record (its first block, the
  * blocks served, the headers it found for them and a sequence number
  * from the device's counter) to the log of the CPU it runs on, under
- * that log's own lock, for each %L2ARC_HITREC_BLOCKS blocks it serves.  Whoever takes arc.lock
- * next applies every CPU's records first (l2arc_lock() calls
- * l2arc_hitlog_apply()), in the order of their sequence numbers; a CPU
- * whose log fills takes arc.lock to apply them itself.  A header found
+ * that log's own lock, for each %L2ARC_HITREC_BLOCKS blocks it serves.
+ * Whoever takes arc.lock next applies every CPU's records first
+ * (l2arc_lock() calls l2arc_hitlog_apply()), in the order of their
+ * sequence numbers; a CPU whose log fills takes arc.lock to apply them
+ * itself.  A header found
  * then is accessed (arc_access_hdr()) and the hit counted as if it had
  * been accessed under the lock at the read.  A record carries the headers
  * its read found, used without a second lookup when no header has left
@@ -258,10 +259,41 @@ static void l2arc_hitlog_access_one(struct l2arc_c *lc, u64 b,
 		l2arc_whatif_read(lc->whatif, b, WHATIF_HIT);
 }
 
+/**
+ * l2arc_hitlog_take() - move one CPU's log to the application's arrays
+ * @hl: the logs
+ * @c: one CPU's log, its lock held
+ * @n: records already in @hl->apply (they come from other CPUs' logs)
+ * @nhdr: headers already in @hl->apply_hdr; advanced by @c's
+ *
+ * Copies @c's records to @hl->apply from @n on and their headers to
+ * @hl->apply_hdr from *@nhdr on, each record's @hdrs moved by *@nhdr so
+ * that it still names its own headers, and empties @c.
+ *
+ * Context: arc.lock held (the arrays are the application's).
+ * Return: the records moved.
+ */
+unsigned int l2arc_hitlog_take(struct l2arc_hitlog *hl,
+			       struct l2arc_hitlog_cpu *c, unsigned int n,
+			       unsigned int *nhdr)
+{
+	unsigned int nr = c->nr, i;
+
+	lockdep_assert_held(&c->lock);
+	memcpy(hl->apply + n, c->rec, nr * sizeof(*c->rec));
+	memcpy(hl->apply_hdr + *nhdr, c->hdr, c->blocks * sizeof(*c->hdr));
+	for (i = n; i < n + nr; i++)
+		hl->apply[i].hdrs += *nhdr;
+	*nhdr += c->blocks;
+	c->nr = 0;
+	c->blocks = 0;
+	return nr;
+}
+
 /*
- * Move every CPU's records to @hl->apply; returns how many, and in
- * *@sorted whether they are in the order of their numbers already (one
- * CPU's, as a single reader's usually are).
+ * Move every CPU's records and headers to @hl->apply and @hl->apply_hdr;
+ * returns how many records, and in *@sorted whether they are in the order
+ * of their numbers already (one CPU's, as a single reader's usually are).
  */
 static unsigned int l2arc_hitlog_collect(struct l2arc_hitlog *hl,
 					 bool *sorted)
@@ -275,15 +307,7 @@ static unsigned int l2arc_hitlog_collect(struct l2arc_hitlog *hl,
 		if (!READ_ONCE(c->nr))
 			continue;
 		spin_lock(&c->lock);
-		memcpy(hl->apply + n, c->rec, c->nr * sizeof(*c->rec));
-		memcpy(hl->apply_hdr + nhdr, c->hdr,
-		       c->blocks * sizeof(*c->hdr));
-		for (i = n; i < n + c->nr; i++)
-			hl->apply[i].hdrs += nhdr;
-		n += c->nr;
-		nhdr += c->blocks;
-		c->nr = 0;
-		c->blocks = 0;
+		n += l2arc_hitlog_take(hl, c, n, &nhdr);
 		spin_unlock(&c->lock);
 	}
 	*sorted = true;

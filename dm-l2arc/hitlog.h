@@ -118,6 +118,9 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
 void l2arc_hitlog_served(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
 			 struct arc_hdr *const *hdr);
 void l2arc_hitlog_apply(struct l2arc_c *lc);
+unsigned int l2arc_hitlog_take(struct l2arc_hitlog *hl,
+			       struct l2arc_hitlog_cpu *c, unsigned int n,
+			       unsigned int *nhdr);
 void l2arc_hitlog_access(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
 			 struct arc_hdr *const *hdr);
 void l2arc_count_access(struct l2arc_c *lc, int result, bool iohit,

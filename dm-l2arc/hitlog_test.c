@@ -4,9 +4,10 @@
  * (hitlog.c): a replay whose hits go through the log leaves the ARC and
  * its counters exactly as the same replay under the lock; records are
  * applied in the order of their numbers whatever order they were
- * collected in; a log that fills (in reads or in blocks) applies itself, a
- * full one refuses; a
- * hit on a block gone meanwhile counts and inserts nothing.
+ * collected in; a log that fills (in records or in blocks) applies itself,
+ * a full one refuses; a record's headers are kept in order and follow it
+ * to the application; a hit on a block gone meanwhile counts and inserts
+ * nothing, and a header that left the table is not used.
  */
 #include <kunit/test.h>
 #include <linux/percpu.h>
@@ -357,7 +358,7 @@ static void hitlog_test_full(struct kunit *test)
 
 /*
  * A log also applies itself at L2ARC_HITLOG_BLOCKS blocks, and refuses a
- * read that would take it past them.
+ * record that would take it past them.
  */
 static void hitlog_test_blocks(struct kunit *test)
 {
@@ -508,6 +509,103 @@ static void hitlog_test_left_later(struct kunit *test)
 	hl_expect_counts(test, lc, 3, 2, 4);
 }
 
+/*
+ * A CPU's log keeps its records' headers in order, each record naming
+ * where its own start: blocks 0..4 in T1, found under RCU; records of
+ * blocks 0-1 and 2-4 logged: two records, five headers, at 0 and 2, the
+ * headers as found.  Applied, they leave T2 as 0..4 from its LRU end.
+ */
+static void hitlog_test_layout(struct kunit *test)
+{
+	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
+	struct l2arc_hitlog_cpu *c;
+	struct arc_hdr *found[5];
+	struct l2arc_hitrec rec;
+	unsigned int i;
+
+	hl_t1_blocks(test, lc, 5);
+	KUNIT_ASSERT_TRUE(test, hl_resident_rcu(lc, 0, 2, &rec, found));
+	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, &rec, found));
+	KUNIT_ASSERT_TRUE(test, hl_resident_rcu(lc, 2, 3, &rec, found + 2));
+	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, &rec, found + 2));
+	c = get_cpu_ptr(lc->hitlog.cpu);
+	KUNIT_EXPECT_EQ(test, c->nr, 2U);
+	KUNIT_EXPECT_EQ(test, c->blocks, 5U);
+	KUNIT_EXPECT_EQ(test, c->rec[0].first, 0ULL);
+	KUNIT_EXPECT_EQ(test, c->rec[0].nr, 2U);
+	KUNIT_EXPECT_EQ(test, c->rec[0].hdrs, 0U);
+	KUNIT_EXPECT_EQ(test, c->rec[1].first, 2ULL);
+	KUNIT_EXPECT_EQ(test, c->rec[1].nr, 3U);
+	KUNIT_EXPECT_EQ(test, c->rec[1].hdrs, 2U);
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_PTR_EQ(test, c->hdr[i], found[i]);
+	put_cpu_ptr(lc->hitlog.cpu);
+	l2arc_lock(lc);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T1), 0ULL);
+	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T2), 5ULL);
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, i), (u64)i);
+	l2arc_unlock(lc);
+	hl_expect_counts(test, lc, 5, 0, 5);
+}
+
+/*
+ * The application's arrays take each CPU's log after the ones before it:
+ * a log of two records (2 and 3 blocks) taken first, then a log of one
+ * record (1 block) after them, as a second CPU's; the second log's
+ * record names its header at 5, after the first log's five, and each
+ * header is where its record says.  The logs here are the test's own
+ * (UML has one CPU), their headers tags that are never applied.
+ */
+static void hitlog_test_take(struct kunit *test)
+{
+	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
+	struct l2arc_hitlog *hl = &lc->hitlog;
+	struct l2arc_hitlog_cpu *c;
+	unsigned int n = 0, nhdr = 0, i;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	spin_lock_init(&c->lock);
+	c->rec[0] = (struct l2arc_hitrec){ .first = 10, .nr = 2, .hdrs = 0 };
+	c->rec[1] = (struct l2arc_hitrec){ .first = 20, .nr = 3, .hdrs = 2 };
+	c->nr = 2;
+	for (i = 0; i < 5; i++)
+		c->hdr[i] = (struct arc_hdr *)(0x100UL + i);
+	c->blocks = 5;
+
+	l2arc_lock(lc);
+	spin_lock(&c->lock);
+	n += l2arc_hitlog_take(hl, c, n, &nhdr);
+	spin_unlock(&c->lock);
+	KUNIT_EXPECT_EQ(test, n, 2U);
+	KUNIT_EXPECT_EQ(test, nhdr, 5U);
+	KUNIT_EXPECT_EQ(test, c->nr, 0U);
+	KUNIT_EXPECT_EQ(test, c->blocks, 0U);
+
+	c->rec[0] = (struct l2arc_hitrec){ .first = 30, .nr = 1, .hdrs = 0 };
+	c->nr = 1;
+	c->hdr[0] = (struct arc_hdr *)0x200UL;
+	c->blocks = 1;
+	spin_lock(&c->lock);
+	n += l2arc_hitlog_take(hl, c, n, &nhdr);
+	spin_unlock(&c->lock);
+	KUNIT_EXPECT_EQ(test, n, 3U);
+	KUNIT_EXPECT_EQ(test, nhdr, 6U);
+
+	KUNIT_EXPECT_EQ(test, hl->apply[0].first, 10ULL);
+	KUNIT_EXPECT_EQ(test, hl->apply[0].hdrs, 0U);
+	KUNIT_EXPECT_EQ(test, hl->apply[1].first, 20ULL);
+	KUNIT_EXPECT_EQ(test, hl->apply[1].hdrs, 2U);
+	KUNIT_EXPECT_EQ(test, hl->apply[2].first, 30ULL);
+	KUNIT_EXPECT_EQ(test, hl->apply[2].hdrs, 5U);
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_PTR_EQ(test, hl->apply_hdr[i],
+				    (struct arc_hdr *)(0x100UL + i));
+	KUNIT_EXPECT_PTR_EQ(test, hl->apply_hdr[5], (struct arc_hdr *)0x200UL);
+	l2arc_unlock(lc);
+}
+
 static struct kunit_case hitlog_cases[] = {
 	KUNIT_CASE(hitlog_test_replay_exact),
 	KUNIT_CASE(hitlog_test_order),
@@ -517,6 +615,8 @@ static struct kunit_case hitlog_cases[] = {
 	KUNIT_CASE(hitlog_test_access_now),
 	KUNIT_CASE(hitlog_test_left),
 	KUNIT_CASE(hitlog_test_left_later),
+	KUNIT_CASE(hitlog_test_layout),
+	KUNIT_CASE(hitlog_test_take),
 	{}
 };
 
