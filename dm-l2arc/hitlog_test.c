@@ -509,6 +509,15 @@ static void hitlog_test_left_later(struct kunit *test)
 	hl_expect_counts(test, lc, 3, 2, 4);
 }
 
+/* Record @r is of blocks @first .. @first + @nr - 1, its headers at @hdrs. */
+static void hl_expect_rec(struct kunit *test, const struct l2arc_hitrec *r,
+			  u64 first, u32 nr, u32 hdrs)
+{
+	KUNIT_EXPECT_EQ(test, r->first, first);
+	KUNIT_EXPECT_EQ(test, r->nr, nr);
+	KUNIT_EXPECT_EQ(test, r->hdrs, hdrs);
+}
+
 /*
  * A CPU's log keeps its records' headers in order, each record naming
  * where its own start: blocks 0..4 in T1, found under RCU; records of
@@ -531,12 +540,8 @@ static void hitlog_test_layout(struct kunit *test)
 	c = get_cpu_ptr(lc->hitlog.cpu);
 	KUNIT_EXPECT_EQ(test, c->nr, 2U);
 	KUNIT_EXPECT_EQ(test, c->blocks, 5U);
-	KUNIT_EXPECT_EQ(test, c->rec[0].first, 0ULL);
-	KUNIT_EXPECT_EQ(test, c->rec[0].nr, 2U);
-	KUNIT_EXPECT_EQ(test, c->rec[0].hdrs, 0U);
-	KUNIT_EXPECT_EQ(test, c->rec[1].first, 2ULL);
-	KUNIT_EXPECT_EQ(test, c->rec[1].nr, 3U);
-	KUNIT_EXPECT_EQ(test, c->rec[1].hdrs, 2U);
+	hl_expect_rec(test, &c->rec[0], 0, 2, 0);
+	hl_expect_rec(test, &c->rec[1], 2, 3, 2);
 	for (i = 0; i < 5; i++)
 		KUNIT_EXPECT_PTR_EQ(test, c->hdr[i], found[i]);
 	put_cpu_ptr(lc->hitlog.cpu);
@@ -593,12 +598,9 @@ static void hitlog_test_take(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 3U);
 	KUNIT_EXPECT_EQ(test, nhdr, 6U);
 
-	KUNIT_EXPECT_EQ(test, hl->apply[0].first, 10ULL);
-	KUNIT_EXPECT_EQ(test, hl->apply[0].hdrs, 0U);
-	KUNIT_EXPECT_EQ(test, hl->apply[1].first, 20ULL);
-	KUNIT_EXPECT_EQ(test, hl->apply[1].hdrs, 2U);
-	KUNIT_EXPECT_EQ(test, hl->apply[2].first, 30ULL);
-	KUNIT_EXPECT_EQ(test, hl->apply[2].hdrs, 5U);
+	hl_expect_rec(test, &hl->apply[0], 10, 2, 0);
+	hl_expect_rec(test, &hl->apply[1], 20, 3, 2);
+	hl_expect_rec(test, &hl->apply[2], 30, 1, 5);
 	for (i = 0; i < 5; i++)
 		KUNIT_EXPECT_PTR_EQ(test, hl->apply_hdr[i],
 				    (struct arc_hdr *)(0x100UL + i));
