@@ -220,7 +220,11 @@ struct arc_ops {
  *	reads its table pointer and every taking of the lock writes @lock.
  * @lists: the lists, indexed by &enum arc_list_id; LRU at the head.
  * @size: number of headers on each list (blocks).
- * @c: capacity in blocks, 1..%ARC_C_MAX.
+ * @c: capacity in blocks, 1..%ARC_C_MAX; with @unhashed, on a cache line
+ *	apart from @lists and @size, which the lock's holder writes on every
+ *	access: every demand read with read-ahead on reads it without the
+ *	lock (io.c, l2arc_zfetch()), and it changes only while the ARC grows
+ *	or shrinks.
  * @p: target size of T1 in blocks, fixed point with %ARC_P_SHIFT fractional
  *	bits, 0..c << %ARC_P_SHIFT.
  * @evicted: blocks taken out of T1/T2 for room (REPLACE, case IV's T1
@@ -230,8 +234,9 @@ struct arc_ops {
  * @warm: set once the cache has been full and evicted a block; stays set.
  * @unhashed: headers taken out of @table since arc_init(), modulo 2^64
  *	(2^32 on 32-bit kernels); written under @lock, read without it by
- *	arc_unhash_seq(), on a cache line of its own (the lock's holder
- *	writes the fields above on every access).
+ *	arc_unhash_seq(), on @c's cache line (the lock's holder writes the
+ *	fields before @c on every access; these two only when a header
+ *	leaves the table or c moves).
  * @ops: the target's callbacks.
  * @private: the target's pointer; the directory never uses it.
  */
@@ -240,14 +245,14 @@ struct arc {
 	struct rhashtable table ____cacheline_aligned_in_smp;
 	struct list_head lists[ARC_NR_LISTS];
 	u64 size[ARC_NR_LISTS];
-	u64 c;
 	u64 p;
 	u64 evicted;
 	u64 l2only_writing;
 	bool warm;
 	const struct arc_ops *ops;
 	void *private;
-	unsigned long unhashed ____cacheline_aligned_in_smp;
+	u64 c ____cacheline_aligned_in_smp;
+	unsigned long unhashed;
 };
 
 /**
