@@ -291,7 +291,7 @@ static void cost_test_arc(struct kunit *test)
  * COST_SEQ blocks (@seq true), each read's blocks looked up under RCU (the
  * data pointer read, not the buffer's reference: two atomic operations on
  * a real buffer) and logged with the headers found, a record for every
- * %L2ARC_HITREC_BLOCKS blocks (l2arc_hitlog_served(), as io.c does).
+ * %L2ARC_HITREC_BLOCKS blocks (l2arc_hitread_found(), as io.c does).
  * Returns the ns the round took; adds the blocks found resident to
  * *@served.
  */
@@ -299,37 +299,26 @@ static u64 cost_hitlog_round(struct cost_ctx *ctx, struct l2arc_c *lc,
 			     bool seq, u64 *served)
 {
 	u32 per_read = seq ? COST_SEQ : 1, i, j;
-	struct arc_hdr *found[L2ARC_HITREC_BLOCKS];
-	u64 t0 = ktime_get_ns();
+	struct l2arc_hitread hr;
+	u64 t0 = ktime_get_ns(), first;
 
 	for (i = 0; i < COST_OPS; i += per_read) {
-		struct l2arc_hitrec rec = {
-			.first = seq ? cost_seq_block(ctx, i) : ctx->idx[i],
-			.unhashed = arc_unhash_seq(&lc->arc),
-		};
-
+		first = seq ? cost_seq_block(ctx, i) : ctx->idx[i];
+		l2arc_hitread_start(lc, &hr, first);
 		for (j = 0; j < per_read; j++) {
 			struct arc_hdr *hdr;
 
 			rcu_read_lock();
-			hdr = arc_lookup_rcu(&lc->arc,
-					     to_oblock(rec.first + rec.nr));
+			hdr = arc_lookup_rcu(&lc->arc, to_oblock(first + j));
 			if (hdr && !READ_ONCE(hdr->data))
 				hdr = NULL;
 			rcu_read_unlock();
 			if (!hdr)
 				break;
-			found[rec.nr++] = hdr;
-			if (rec.nr == L2ARC_HITREC_BLOCKS) {
-				l2arc_hitlog_served(lc, &rec, found);
-				rec.first += rec.nr;
-				rec.nr = 0;
-				rec.unhashed = arc_unhash_seq(&lc->arc);
-			}
+			l2arc_hitread_found(lc, &hr, hdr);
 		}
 		*served += j;
-		if (rec.nr)
-			l2arc_hitlog_served(lc, &rec, found);
+		l2arc_hitread_end(lc, &hr);
 	}
 	return ktime_get_ns() - t0;
 }

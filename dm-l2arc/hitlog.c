@@ -162,7 +162,7 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
 	return !full;
 }
 
-/**
+/*
  * l2arc_hitlog_served() - log blocks served without arc.lock, or take
  * their accesses now if the log cannot
  * @lc: the device
@@ -175,14 +175,65 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
  *
  * Context: process or softirq context; arc.lock not held.
  */
-void l2arc_hitlog_served(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
-			 struct arc_hdr *const *hdr)
+static void l2arc_hitlog_served(struct l2arc_c *lc,
+				const struct l2arc_hitrec *rec,
+				struct arc_hdr *const *hdr)
 {
 	if (l2arc_hitlog_add(lc, rec, hdr))
 		return;
 	l2arc_lock(lc);
 	l2arc_hitlog_access(lc, rec, hdr);
 	l2arc_unlock(lc);
+}
+
+/**
+ * l2arc_hitread_start() - begin logging a read's blocks served without
+ * arc.lock
+ * @lc: the device
+ * @hr: the read's state, on the caller's stack
+ * @first: the first block it will serve
+ *
+ * Reads the directory's count of headers gone (arc_unhash_seq()), so the
+ * caller must call this before it looks up @first.
+ *
+ * Context: process or softirq context; arc.lock not held.
+ */
+void l2arc_hitread_start(struct l2arc_c *lc, struct l2arc_hitread *hr,
+			 u64 first)
+{
+	hr->rec = (struct l2arc_hitrec){
+		.first = first,
+		.unhashed = arc_unhash_seq(&lc->arc),
+	};
+}
+
+/**
+ * l2arc_hitread_flush() - log the blocks of a read found so far and go on
+ * @lc: the device
+ * @hr: the read, with at least one block found
+ *
+ * Logs the record being filled (l2arc_hitlog_served()), then starts the
+ * next one at the block after its last (l2arc_hitread_start()).
+ *
+ * Context: process or softirq context; arc.lock not held.
+ */
+void l2arc_hitread_flush(struct l2arc_c *lc, struct l2arc_hitread *hr)
+{
+	l2arc_hitlog_served(lc, &hr->rec, hr->hdr);
+	l2arc_hitread_start(lc, hr, hr->rec.first + hr->rec.nr);
+}
+
+/**
+ * l2arc_hitread_end() - log what is left of a read served without arc.lock
+ * @lc: the device
+ * @hr: the read
+ *
+ * Context: process or softirq context; arc.lock not held.
+ */
+void l2arc_hitread_end(struct l2arc_c *lc, struct l2arc_hitread *hr)
+{
+	if (hr->rec.nr)
+		l2arc_hitlog_served(lc, &hr->rec, hr->hdr);
 }
 
 /**

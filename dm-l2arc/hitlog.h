@@ -53,6 +53,19 @@ struct l2arc_hitrec {
 };
 
 /**
+ * struct l2arc_hitread - a read's blocks being served without arc.lock,
+ * logged as it goes (l2arc_hitread_start(), l2arc_hitread_found(),
+ * l2arc_hitread_end())
+ * @rec: the record being filled: the blocks found since the last one
+ *	logged
+ * @hdr: their headers as found, @rec.nr of them
+ */
+struct l2arc_hitread {
+	struct l2arc_hitrec rec;
+	struct arc_hdr *hdr[L2ARC_HITREC_BLOCKS];
+};
+
+/**
  * struct l2arc_hitlog_cpu - one CPU's log
  * @lock: protects the rest; a leaf lock, taken inside arc.lock by the one
  *	who applies the logs, alone by a reader that logs
@@ -115,8 +128,32 @@ int l2arc_hitlog_init(struct l2arc_hitlog *hl);
 void l2arc_hitlog_exit(struct l2arc_hitlog *hl);
 bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
 		      struct arc_hdr *const *hdr);
-void l2arc_hitlog_served(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
-			 struct arc_hdr *const *hdr);
+void l2arc_hitread_start(struct l2arc_c *lc, struct l2arc_hitread *hr,
+			 u64 first);
+void l2arc_hitread_flush(struct l2arc_c *lc, struct l2arc_hitread *hr);
+void l2arc_hitread_end(struct l2arc_c *lc, struct l2arc_hitread *hr);
+
+/**
+ * l2arc_hitread_found() - the next block of a read served without arc.lock
+ * @lc: the device
+ * @hr: the read, started at the block before this one's first
+ *	(l2arc_hitread_start())
+ * @hdr: the block's header, as arc_lookup_rcu() found it
+ *
+ * Adds the block to the record being filled; logs that record once it
+ * holds %L2ARC_HITREC_BLOCKS blocks (l2arc_hitread_flush()).
+ *
+ * Context: process or softirq context; arc.lock not held.
+ */
+static inline void l2arc_hitread_found(struct l2arc_c *lc,
+				       struct l2arc_hitread *hr,
+				       struct arc_hdr *hdr)
+{
+	hr->hdr[hr->rec.nr++] = hdr;
+	if (hr->rec.nr == L2ARC_HITREC_BLOCKS)
+		l2arc_hitread_flush(lc, hr);
+}
+
 void l2arc_hitlog_apply(struct l2arc_c *lc);
 unsigned int l2arc_hitlog_take(struct l2arc_hitlog *hl,
 			       struct l2arc_hitlog_cpu *c, unsigned int n,

@@ -1103,14 +1103,13 @@ static bool l2arc_map_waits(struct l2arc_c *lc, struct bio *bio,
 static u64 l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 			  u64 first, u64 last, struct bvec_iter *it)
 {
-	struct arc_hdr *found[L2ARC_HITREC_BLOCKS];
 	struct bio *bio = l2arc_io_bio(io);
-	struct l2arc_hitrec rec = { .first = first };
+	struct l2arc_hitread hr;
 	u64 b;
 
 	if (!READ_ONCE(lc->arc_ready) || !lc->hitlog.cpu)
 		return first;
-	rec.unhashed = arc_unhash_seq(&lc->arc);
+	l2arc_hitread_start(lc, &hr, first);
 	for (b = first; b <= last; b++) {
 		struct l2arc_buf *buf = NULL;
 		struct arc_hdr *hdr;
@@ -1129,19 +1128,12 @@ static u64 l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 			l2arc_buf_put(lc, buf);
 			break;
 		}
-		found[rec.nr++] = hdr;
 		bio_advance_iter(bio, it,
 				 l2arc_copy_part(lc, io, b, buf, *it));
 		l2arc_buf_put(lc, buf);
-		if (rec.nr == L2ARC_HITREC_BLOCKS) {
-			l2arc_hitlog_served(lc, &rec, found);
-			rec.first = b + 1;
-			rec.nr = 0;
-			rec.unhashed = arc_unhash_seq(&lc->arc);
-		}
+		l2arc_hitread_found(lc, &hr, hdr);
 	}
-	if (rec.nr)
-		l2arc_hitlog_served(lc, &rec, found);
+	l2arc_hitread_end(lc, &hr);
 	return b;
 }
 
