@@ -49,10 +49,11 @@ mk_nullb fwc size=32 memory_backed=1 blocksize=4096 irqmode=2 \
 cache=$NULLB_DEV
 dev_mib=48 set_mib=24 blocks=6144 meta=34
 dd if=/dev/urandom of="$origin" bs=1M count=$dev_mib oflag=direct status=none
-base="arc_max 4194304 l2arc_write_max 8388608 l2arc_write_boost 8388608 l2arc_noprefetch 0 l2arc_max_errors 1000000"
-table1="0 $((dev_mib << 11)) l2arc $origin $cache 8 14 ${base/arc_max 4194304/arc_max 33554432} prefetch_disable 1 l2arc_feed_secs 3600"
-table2="0 $((dev_mib << 11)) l2arc $origin $cache 8 16 $base l2arc_feed_secs 1 l2arc_feed_min_ms 10 l2arc_feed_again 1"
+base="l2arc_write_max 8388608 l2arc_write_boost 8388608 l2arc_noprefetch 0 l2arc_max_errors 1000000"
+table1="0 $((dev_mib << 11)) l2arc $origin $cache 8 14 arc_max 33554432 $base prefetch_disable 1 l2arc_feed_secs 3600"
+table2="0 $((dev_mib << 11)) l2arc $origin $cache 8 16 arc_max 4194304 $base l2arc_feed_secs 1 l2arc_feed_min_ms 10 l2arc_feed_again 1"
 st() { arcstats_row "$(proc_of p)" "$1"; }
+row() { arcstats_row "$f" "$1"; }	# a row of the snapshot $f
 health() { dmsetup status p | awk '{ print $NF }'; }
 same_as_origin() {	# same_as_origin FILE MiB WHAT
 	cmp "$1" <(dd if="$origin" bs=1M count="$2" iflag=direct status=none) ||
@@ -85,7 +86,6 @@ for r in 1 2 3 4; do
 	rm -f "$L2ARC_TEST_OUT/read$r"
 done
 f=$(snap "$(proc_of p)")
-row() { arcstats_row "$f" "$1"; }
 echo "1. l2_hits $(row l2_hits) l2_cksum_bad $(row l2_cksum_bad)" \
 	"iohits $(row iohits) l2_read_runs $(row l2_read_runs)" \
 	"runs_deferred $(row runs_deferred) l2_size $(row l2_size)" \
@@ -145,15 +145,13 @@ wait $fpid || die "2. the random readers failed (see rand.out)"
 wait $spid || die "2. the sequential readers failed (see seq.out)"
 wait $cpid || die "2. the writes to the cache device failed"
 wait $rpid || die "2. a reload failed"
-dd if=/dev/mapper/p of="$L2ARC_TEST_OUT/all" bs=1M iflag=direct status=none
-same_as_origin "$L2ARC_TEST_OUT/all" $dev_mib "2. the device"
-rm -f "$L2ARC_TEST_OUT/all"
+same_as_origin <(dd if=/dev/mapper/p bs=1M iflag=direct status=none) \
+	$dev_mib "2. the device"
 f=$(snap "$(proc_of p)")
 check_rows "$f" $((8192 - meta)) 4096
 dmsetup message p 0 verify || die "2. the verify message failed"
-echo "2. since the last reload: iohits $(arcstats_row "$f" iohits)" \
-	"l2_hits $(arcstats_row "$f" l2_hits) l2_cksum_bad $(arcstats_row "$f" l2_cksum_bad)" \
-	"runs_deferred $(arcstats_row "$f" runs_deferred)"
+echo "2. since the last reload: iohits $(row iohits) l2_hits $(row l2_hits)" \
+	"l2_cksum_bad $(row l2_cksum_bad) runs_deferred $(row runs_deferred)"
 rm -f "$f"
 dm_remove p
 
