@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Host test: scripts/vm-run boots a guest again, once, when its kernel
+died while booting, before the script started (no test run and no module
+of the project loaded), and not when it died later.
+
+QEMU is replaced by a stub on PATH that plays a guest: it prints a
+kernel oops on the console, or touches OUTDIR/.vm/started and writes the
+script's rc as scripts/vm-guest-init does, boot by boot as told.  vm-run
+itself is the real one: it needs a Debian 6.1 kernel (scripts/kvers) for
+its checks and cached initramfs, as make check's VM tests do."""
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.abspath(os.path.join(HERE, '..', '..'))
+VM_RUN = os.path.join(TOP, 'scripts', 'vm-run')
+KVERS = os.path.join(TOP, 'scripts', 'kvers')
+
+# The stub: the Nth boot does what word N of $STUB_BOOTS says: "oops"
+# (the kernel dies at boot), "late" (the script starts, then the kernel
+# dies) or "ok" (the script runs and exits 0).
+STUB = r'''#!/bin/bash
+out=
+for a in $(printf '%s\n' "$@" | grep -o 'l2arc\.out=[^ ]*'); do
+	out=${a#*=}
+done
+n=$(($(cat "$STUB_DIR/boots" 2>/dev/null || echo 0) + 1))
+echo "$n" >"$STUB_DIR/boots"
+read -ra what <<<"$STUB_BOOTS"
+case ${what[n - 1]} in
+oops)
+	echo '[    3.072810] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI'
+	echo '[    3.073797] RIP: 0010:sched_clock_cpu+0x9/0x190'
+	echo '[    3.080806] Kernel panic - not syncing: Fatal exception in interrupt' ;;
+late)
+	: >"$out/.vm/started"
+	echo '[   20.000000] BUG: kernel NULL pointer dereference, address: 0000000000000080' ;;
+ok)
+	: >"$out/.vm/started"
+	echo 'script ran' >"$out/output.log"
+	echo 0 >"$out/rc" ;;
+esac
+exit 0
+'''
+
+
+def newest_61():
+    r = subprocess.run([KVERS, '--61'], capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else ''
+
+
+class VmRunBootTest(unittest.TestCase):
+    def setUp(self):
+        self.kver = newest_61()
+        if not self.kver:
+            self.skipTest('no Debian 6.1 kernel (scripts/deps installs it)')
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+        bindir = os.path.join(self.dir, 'bin')
+        os.mkdir(bindir)
+        qemu = os.path.join(bindir, 'qemu-system-x86_64')
+        with open(qemu, 'w') as f:
+            f.write(STUB)
+        os.chmod(qemu, os.stat(qemu).st_mode | stat.S_IXUSR)
+        self.out = os.path.join(self.dir, 'out')
+        self.env = dict(os.environ, PATH=bindir + ':' + os.environ['PATH'],
+                        STUB_DIR=self.dir)
+        self.env.pop('L2ARC_STOP_AT', None)
+
+    def run_vm(self, boots):
+        self.env['STUB_BOOTS'] = boots
+        r = subprocess.run([VM_RUN, '-k', self.kver, '-t', '300',
+                            '-o', self.out, 'tests/vm/runner-guest',
+                            'table-shapes', 'two words'],
+                           capture_output=True, text=True, env=self.env,
+                           cwd=TOP)
+        with open(os.path.join(self.dir, 'boots')) as f:
+            return r, int(f.read())
+
+    def read(self, name):
+        with open(os.path.join(self.out, name)) as f:
+            return f.read()
+
+    def test_died_booting_then_booted(self):
+        r, boots = self.run_vm('oops ok')
+        self.assertEqual((r.returncode, boots), (0, 2), r.stderr)
+        self.assertIn('the guest kernel died while it booted, before SCRIPT '
+                      'started', r.stderr)
+        self.assertIn('  Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n', r.stderr)
+        self.assertIn('booting again, once', r.stderr)
+        self.assertEqual(self.read('first-boot-issues'),
+                         'Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n')
+        self.assertIn('sched_clock_cpu', self.read('console-first-boot.log'))
+        self.assertEqual(self.read('kernel-issues'), '')
+        self.assertEqual(self.read('output.log'), 'script ran\n')
+        # the second boot runs the same script with the same arguments
+        self.assertIn("VM_CMD=(%s/tests/vm/runner-guest table-shapes "
+                      "two\\ words )\n" % TOP, self.read('.vm/env'))
+
+    def test_died_booting_twice_fails(self):
+        r, boots = self.run_vm('oops oops ok')
+        self.assertEqual((r.returncode, boots), (2, 2), r.stderr)
+        self.assertEqual(self.read('kernel-issues'),
+                         'Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n')
+        self.assertIn('FAIL: guest kernel log', r.stderr)
+
+    def test_died_after_the_script_started_is_not_booted_again(self):
+        r, boots = self.run_vm('late ok')
+        self.assertEqual((r.returncode, boots), (2, 1), r.stderr)
+        self.assertNotIn('booting again', r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out,
+                                                     'first-boot-issues')))
+        self.assertIn('BUG: kernel NULL pointer dereference',
+                      self.read('kernel-issues'))
+
+    def test_boot_ok_is_booted_once(self):
+        r, boots = self.run_vm('ok oops')
+        self.assertEqual((r.returncode, boots), (0, 1), r.stderr)
+        self.assertNotIn('booting again', r.stderr)
+
+
+if __name__ == '__main__':
+    unittest.main()
