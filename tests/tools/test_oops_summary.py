@@ -52,6 +52,20 @@ class OopsSummaryTest(unittest.TestCase):
             '[dm_mod]; calls: l2arc_run_done+0x1d2 < l2arc_run_endio+0x95 < '
             '__submit_bio+0x90\n'), ''))
 
+    def test_61_bug_on(self):
+        # 6.1's BUG_ON(): "kernel BUG at" and an oops header without
+        # "Oops:" or "BUG:"
+        self.assertEqual(summary(
+            '[ 9.1] kernel BUG at drivers/md/dm-l2arc/io.c:12!\n'
+            '[ 9.2] invalid opcode: 0000 [#1] PREEMPT SMP NOPTI\n'
+            '[ 9.3] RIP: 0010:l2arc_map+0x10/0x90 [dm_l2arc]\n'
+            '[ 9.4] Call Trace:\n'
+            '[ 9.5]  __map_bio+0x40/0x1d0 [dm_mod]\n'
+            '[ 9.6]  </TASK>\n'), (0, (
+                '  | first oops: kernel BUG at drivers/md/dm-l2arc/io.c:12!; '
+                'RIP l2arc_map+0x10/0x90 [dm_l2arc]; calls: '
+                '__map_bio+0x40\n'), ''))
+
     def test_no_oops_no_line(self):
         self.assertEqual(summary('FAIL: brd is in use\n[ 1.0] brd: module '
                                  'loaded\n'), (0, '', ''))

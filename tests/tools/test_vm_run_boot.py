@@ -21,8 +21,10 @@ VM_RUN = os.path.join(TOP, 'scripts', 'vm-run')
 KVERS = os.path.join(TOP, 'scripts', 'kvers')
 
 # The stub: the Nth boot does what word N of $STUB_BOOTS says: "oops"
-# (the kernel dies at boot), "late" (the script starts, then the kernel
-# dies) or "ok" (the script runs and exits 0).
+# (the kernel dies at boot, as 6.12 words it), "oops61" (the same as 6.1
+# words it: no "Oops:"), "warn" (a warning at boot, then the guest powers
+# off without running the script: no death), "late" (the script starts,
+# then the kernel dies) or "ok" (the script runs and exits 0).
 STUB = r'''#!/bin/bash
 out=
 for a in $(printf '%s\n' "$@" | grep -o 'l2arc\.out=[^ ]*'); do
@@ -36,6 +38,12 @@ oops)
 	echo '[    3.072810] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI'
 	echo '[    3.073797] RIP: 0010:sched_clock_cpu+0x9/0x190'
 	echo '[    3.080806] Kernel panic - not syncing: Fatal exception in interrupt' ;;
+oops61)
+	echo '[    3.072810] int3: 0000 [#1] PREEMPT SMP NOPTI'
+	echo '[    3.080806] Kernel panic - not syncing: Fatal exception in interrupt' ;;
+warn)
+	echo '[    2.000000] WARNING: CPU: 0 PID: 1 at somewhere+0x10/0x20'
+	echo '[    2.100000] reboot: Power down' ;;
 late)
 	: >"$out/.vm/started"
 	echo '[   20.000000] BUG: kernel NULL pointer dereference, address: 0000000000000080' ;;
@@ -93,13 +101,39 @@ class VmRunBootTest(unittest.TestCase):
         self.assertIn('  Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n', r.stderr)
         self.assertIn('booting again, once', r.stderr)
         self.assertEqual(self.read('first-boot-issues'),
-                         'Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n')
+                         'Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n'
+                         'Kernel panic - not syncing: Fatal exception in '
+                         'interrupt\n')
         self.assertIn('sched_clock_cpu', self.read('console-first-boot.log'))
         self.assertEqual(self.read('kernel-issues'), '')
         self.assertEqual(self.read('output.log'), 'script ran\n')
         # the second boot runs the same script with the same arguments
         self.assertIn("VM_CMD=(%s/tests/vm/runner-guest table-shapes "
                       "two\\ words )\n" % TOP, self.read('.vm/env'))
+
+    def test_died_booting_as_61_words_it(self):
+        # 6.1's oops header has no "Oops:"; the header and the panic
+        # still say the kernel died
+        r, boots = self.run_vm('oops61 ok')
+        self.assertEqual((r.returncode, boots), (0, 2), r.stderr)
+        self.assertEqual(self.read('first-boot-issues'),
+                         'int3: 0000 [#1] PREEMPT SMP NOPTI\n'
+                         'Kernel panic - not syncing: Fatal exception in '
+                         'interrupt\n')
+        self.assertIn('  int3: 0000 [#1] PREEMPT SMP NOPTI\n', r.stderr)
+
+    def booted_once(self, boots):
+        """run the VM; it must fail with status 2 after one boot"""
+        r, n = self.run_vm(boots)
+        self.assertEqual((r.returncode, n), (2, 1), r.stderr)
+        self.assertNotIn('booting again', r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out,
+                                                     'first-boot-issues')))
+
+    def test_warning_without_death_is_not_booted_again(self):
+        self.booted_once('warn ok')
+        self.assertEqual(self.read('kernel-issues'),
+                         'WARNING: CPU: 0 PID: 1 at somewhere+0x10/0x20\n')
 
     def test_died_booting_twice_fails(self):
         r, boots = self.run_vm('oops oops ok')
@@ -109,11 +143,7 @@ class VmRunBootTest(unittest.TestCase):
         self.assertIn('FAIL: guest kernel log', r.stderr)
 
     def test_died_after_the_script_started_is_not_booted_again(self):
-        r, boots = self.run_vm('late ok')
-        self.assertEqual((r.returncode, boots), (2, 1), r.stderr)
-        self.assertNotIn('booting again', r.stderr)
-        self.assertFalse(os.path.exists(os.path.join(self.out,
-                                                     'first-boot-issues')))
+        self.booted_once('late ok')
         self.assertIn('BUG: kernel NULL pointer dereference',
                       self.read('kernel-issues'))
 
