@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Host test: scripts/vm-run boots a guest again, once, when its kernel
 died while booting, before the script started (no test run and no module
-of the project loaded), and not when it died later.
+of the project loaded), and not when it died later; and tests/run reports
+that boot as a NOTE, and a test the VM gave no result line for as a FAIL.
 
 QEMU is replaced by a stub on PATH that plays a guest: it prints a
 kernel oops on the console, or touches OUTDIR/.vm/started and writes the
@@ -18,6 +19,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.abspath(os.path.join(HERE, '..', '..'))
 VM_RUN = os.path.join(TOP, 'scripts', 'vm-run')
+TESTS_RUN = os.path.join(TOP, 'tests', 'run')
 KVERS = os.path.join(TOP, 'scripts', 'kvers')
 
 # The stub: the Nth boot does what word N of $STUB_BOOTS says: "oops"
@@ -151,6 +153,32 @@ class VmRunBootTest(unittest.TestCase):
         r, boots = self.run_vm('ok oops')
         self.assertEqual((r.returncode, boots), (0, 1), r.stderr)
         self.assertNotIn('booting again', r.stderr)
+
+
+    def run_tests_run(self, boots):
+        """tests/run of one test in the stub's VM: (status, its lines)"""
+        self.env['STUB_BOOTS'] = boots
+        r = subprocess.run([TESTS_RUN, '-k', self.kver, '-o', self.out,
+                            'table-shapes'], capture_output=True, text=True,
+                           env=self.env, cwd=TOP)
+        return r.returncode, r.stdout.splitlines()
+
+    def test_tests_run_no_result_line_fails(self):
+        # the stub's guest exits 0 without running the test
+        rc, lines = self.run_tests_run('ok')
+        self.assertEqual(rc, 1, lines)
+        self.assertEqual(lines[-2:], [
+            'FAIL %s table-shapes (no result line; the VM\'s script '
+            'exited with status 0)' % self.kver, '0 passed, 1 failed'])
+
+    def test_tests_run_notes_a_boot_again(self):
+        rc, lines = self.run_tests_run('oops ok')
+        self.assertEqual(rc, 1, lines)
+        self.assertIn('NOTE %s vm (the guest kernel died while it booted, '
+                      'before any test: Oops: int3: 0000 [#1] PREEMPT SMP '
+                      'NOPTI; booted again; see %s/%s/console-first-boot.log)'
+                      % (self.kver, self.out, self.kver), lines)
+        self.assertEqual(lines[-1], '0 passed, 1 failed')
 
 
 if __name__ == '__main__':
