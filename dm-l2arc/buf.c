@@ -17,6 +17,19 @@
  * zero every allocation: init_on_alloc).  The pool holds at most
  * max(256 pages, 2 blocks) and the shrinker empties it first.
  *
+ * A run's bio (io.c) is the pages of its blocks' buffers, and pages that
+ * follow each other in memory share one bio vector
+ * (l2arc_buf_add_to_bio()), so a 1 MiB run goes to a device as one
+ * request only if its 256 pages mostly follow each other: 256 scattered
+ * pages are more segments than many devices take in one request (128 for
+ * null_blk and many HBAs).  So an empty pool is refilled with
+ * 2^%L2ARC_POOL_ORDER contiguous pages at once, split into single pages
+ * (split_page()) and kept in address order, and the pool is first in,
+ * first out: the pages that a stream's evictions give back, in the order
+ * their blocks were read, come out in that order again.  When no such
+ * block of pages is free (a fragmented machine), one page is taken, as
+ * before: nothing waits or fails for want of contiguity.
+ *
  * Context: everything here may run in process or softirq context (BHs
  * off, under arc.lock too); nothing sleeps.  The pool's lock nests inside
  * arc.lock.
@@ -95,6 +108,42 @@ unsigned int l2arc_pool_pages(struct l2arc_pool *p)
 	return READ_ONCE(p->nr);
 }
 
+/* Put @page at the pool's tail, or free it if the pool is full. */
+static void l2arc_pool_put(struct l2arc_pool *p, struct page *page)
+{
+	spin_lock_bh(&p->lock);
+	if (p->nr < p->max) {
+		list_add_tail(&page->lru, &p->pages);
+		p->nr++;
+		page = NULL;
+	}
+	spin_unlock_bh(&p->lock);
+	if (page)
+		__free_page(page);
+}
+
+/*
+ * The pool is empty: 2^%L2ARC_POOL_ORDER contiguous pages from the page
+ * allocator, split into single pages; the first is returned, the rest go
+ * to the pool in address order.  Without reclaim (neither the caller's
+ * nor kswapd's: nothing is compacted for it), retries or a warning; one
+ * page (with @gfp) when no such block is free.
+ */
+static struct page *l2arc_pool_refill(struct l2arc_pool *p, gfp_t gfp)
+{
+	gfp_t high = (gfp & ~__GFP_RECLAIM) | __GFP_NOWARN | __GFP_NORETRY;
+	struct page *page = alloc_pages(high, L2ARC_POOL_ORDER);
+	unsigned int i;
+
+	if (!page)
+		return alloc_page(gfp);
+	split_page(page, L2ARC_POOL_ORDER);
+	for (i = 1; i < 1U << L2ARC_POOL_ORDER; i++)
+		l2arc_pool_put(p, page + i);
+	return page;
+}
+
+/* The page at the pool's head (the first put there), else a refill. */
 static struct page *l2arc_pool_get(struct l2arc_pool *p, gfp_t gfp)
 {
 	struct page *page = NULL;
@@ -106,20 +155,7 @@ static struct page *l2arc_pool_get(struct l2arc_pool *p, gfp_t gfp)
 		p->nr--;
 	}
 	spin_unlock_bh(&p->lock);
-	return page ?: alloc_page(gfp);
-}
-
-static void l2arc_pool_put(struct l2arc_pool *p, struct page *page)
-{
-	spin_lock_bh(&p->lock);
-	if (p->nr < p->max) {
-		list_add(&page->lru, &p->pages);
-		p->nr++;
-		page = NULL;
-	}
-	spin_unlock_bh(&p->lock);
-	if (page)
-		__free_page(page);
+	return page ?: l2arc_pool_refill(p, gfp);
 }
 
 /**
@@ -249,13 +285,22 @@ void l2arc_buf_copy_to_bio(struct l2arc_buf *b, size_t boff, struct bio *bio,
 
 /**
  * l2arc_buf_add_to_bio() - add a block's pages to a bio
- * @bio: a bio with room for @b->nr more pages
+ * @bio: a bio with room for @b->nr more pages (bio vectors)
  * @b: the buffer
+ *
+ * With bio_add_page(), which extends the bio's last vector when the page
+ * follows it in memory, as a reader's own O_DIRECT bio is built: the block
+ * layer splits a bio for a device's max_segments by counting its vectors,
+ * so a 1 MiB run of 256 single-page vectors went to a device that takes
+ * 128 segments (null_blk, many HBAs) as two requests where the reader's 1
+ * MiB read goes as one.  The pool hands out pages that follow each other
+ * (see above).
  */
 void l2arc_buf_add_to_bio(struct bio *bio, struct l2arc_buf *b)
 {
 	unsigned int i;
 
 	for (i = 0; i < b->nr; i++)
-		__bio_add_page(bio, b->pages[i], PAGE_SIZE, 0);
+		WARN_ON_ONCE(bio_add_page(bio, b->pages[i], PAGE_SIZE, 0) !=
+			     PAGE_SIZE);
 }

@@ -2,7 +2,9 @@
 /*
  * KUnit tests for ARC buffers (buf.c): a block in order-0 pages has the
  * checksum of the same bytes in one piece, copies out at any sector
- * offset, and its pages are recycled through the device's pool, which
+ * offset, goes into a bio as few vectors as its pages' places allow, and
+ * its pages are recycled through the device's pool, which takes pages
+ * that follow each other when empty, gives them out first in first out,
  * keeps no more than its bound and gives everything back when shrunk.
  */
 #include <kunit/test.h>
@@ -112,30 +114,51 @@ static void buf_test_to_bio(struct kunit *test)
 static void buf_test_pool(struct kunit *test)
 {
 	struct l2arc_c *lc = buf_test_dev(test, BUF_TEST_PAGES);
+	const unsigned int REFILL = 1U << L2ARC_POOL_ORDER;
 	struct page *first[BUF_TEST_PAGES];
 	struct l2arc_buf *a, *b, *bufs[80];
-	unsigned int i, max = lc->pool.max;
+	struct l2arc_buf *next[(1U << L2ARC_POOL_ORDER) / BUF_TEST_PAGES];
+	unsigned int i, j, max = lc->pool.max;
 
 	KUNIT_EXPECT_EQ(test, max, 256);
+	/*
+	 * the empty pool takes REFILL contiguous pages: the buffer has the
+	 * first ones, in address order, and the rest wait in the pool
+	 */
 	a = l2arc_buf_alloc(lc, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	memcpy(first, a->pages, sizeof(first));
+	for (i = 1; i < BUF_TEST_PAGES; i++)
+		KUNIT_EXPECT_PTR_EQ(test, first[i], first[0] + i);
+	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool),
+			REFILL - BUF_TEST_PAGES);
 
 	/* a reference keeps the pages; the last one gives them to the pool */
 	l2arc_buf_get(a);
 	l2arc_buf_put(lc, a);
-	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), 0);
+	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool),
+			REFILL - BUF_TEST_PAGES);
 	l2arc_buf_put(lc, a);
-	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), BUF_TEST_PAGES);
+	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), REFILL);
 
-	/* the next buffer takes them back, most recently freed first */
-	b = l2arc_buf_alloc(lc, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b);
+	/*
+	 * first in, first out: the next buffers take the rest of the refill
+	 * in address order, then a's pages in the order they were freed
+	 */
+	for (i = 0; i < ARRAY_SIZE(next); i++) {
+		next[i] = l2arc_buf_alloc(lc, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, next[i]);
+	}
 	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), 0);
-	for (i = 0; i < BUF_TEST_PAGES; i++)
-		KUNIT_EXPECT_PTR_EQ(test, b->pages[i],
-				    first[BUF_TEST_PAGES - 1 - i]);
-	l2arc_buf_put(lc, b);
+	for (i = 0; i < ARRAY_SIZE(next) - 1; i++)
+		for (j = 0; j < BUF_TEST_PAGES; j++)
+			KUNIT_EXPECT_PTR_EQ(test, next[i]->pages[j],
+					    first[0] + (i + 1) * BUF_TEST_PAGES + j);
+	b = next[ARRAY_SIZE(next) - 1];
+	for (j = 0; j < BUF_TEST_PAGES; j++)
+		KUNIT_EXPECT_PTR_EQ(test, b->pages[j], first[j]);
+	for (i = 0; i < ARRAY_SIZE(next); i++)
+		l2arc_buf_put(lc, next[i]);
 
 	/* the pool keeps at most its bound */
 	for (i = 0; i < ARRAY_SIZE(bufs); i++) {
@@ -162,11 +185,68 @@ static void buf_test_pool_bound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lc->pool.max, 512);
 }
 
+/*
+ * A block's pages go into a bio as few vectors as their places in memory
+ * allow: pages that follow each other extend one vector (a device's
+ * max_segments is counted in vectors when a bio is split), pages out of
+ * order each take their own.  Two buffers of BUF_TEST_PAGES pages, their
+ * pages swapped for pages of one contiguous allocation: in order, the two
+ * blocks are one vector; the second block's pages in reverse order, one
+ * vector for the first block and one for each page of the second.
+ */
+static void buf_test_add_to_bio(struct kunit *test)
+{
+	const unsigned int n = 2 * BUF_TEST_PAGES;
+	struct l2arc_c *lc = buf_test_dev(test, BUF_TEST_PAGES);
+	struct page *own[2][BUF_TEST_PAGES];
+	struct bio_vec bvec[2 * BUF_TEST_PAGES];
+	struct l2arc_buf *b[2];
+	struct page *run;
+	struct bio bio;
+	unsigned int i, j, rev;
+
+	BUILD_BUG_ON(2 * BUF_TEST_PAGES != 1 << 3);
+	run = alloc_pages(GFP_KERNEL, 3);
+	KUNIT_ASSERT_NOT_NULL(test, run);
+	split_page(run, 3);
+	for (i = 0; i < 2; i++) {
+		b[i] = l2arc_buf_alloc(lc, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, b[i]);
+		memcpy(own[i], b[i]->pages, sizeof(own[i]));
+	}
+	for (rev = 0; rev < 2; rev++) {
+		for (i = 0; i < 2; i++)
+			for (j = 0; j < BUF_TEST_PAGES; j++)
+				b[i]->pages[j] = run + i * BUF_TEST_PAGES +
+					(rev && i ? BUF_TEST_PAGES - 1 - j : j);
+		bio_init(&bio, NULL, bvec, n, REQ_OP_READ);
+		l2arc_buf_add_to_bio(&bio, b[0]);
+		l2arc_buf_add_to_bio(&bio, b[1]);
+		KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_size, n * PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, bio.bi_vcnt, rev ? 1 + BUF_TEST_PAGES : 1);
+		KUNIT_EXPECT_PTR_EQ(test, bvec[0].bv_page, run);
+		KUNIT_EXPECT_EQ(test, bvec[0].bv_len,
+				(rev ? BUF_TEST_PAGES : n) * PAGE_SIZE);
+		if (rev)
+			KUNIT_EXPECT_PTR_EQ(test, bvec[1].bv_page,
+					    run + n - 1);
+		bio_uninit(&bio);
+	}
+	/* the buffers' own pages back, before the pool takes them */
+	for (i = 0; i < n; i++)
+		__free_page(run + i);
+	for (i = 0; i < 2; i++) {
+		memcpy(b[i]->pages, own[i], sizeof(own[i]));
+		l2arc_buf_put(lc, b[i]);
+	}
+}
+
 static struct kunit_case buf_test_cases[] = {
 	KUNIT_CASE(buf_test_cksum),
 	KUNIT_CASE(buf_test_to_bio),
 	KUNIT_CASE(buf_test_pool),
 	KUNIT_CASE(buf_test_pool_bound),
+	KUNIT_CASE(buf_test_add_to_bio),
 	{}
 };
 

@@ -456,10 +456,17 @@ struct l2arc_buf {
 	struct page *pages[];
 };
 
+/*
+ * An empty pool takes 2^this contiguous pages at once (buf.c): 16 pages,
+ * 64 KiB, the largest segment many devices take (max_segment_size).
+ */
+#define L2ARC_POOL_ORDER	4
+
 /**
  * struct l2arc_pool - free pages of a device's freed buffers (buf.c)
  * @lock: protects the rest; nests inside arc.lock
- * @pages: the pages, linked by page->lru
+ * @pages: the pages, linked by page->lru: put at the tail, taken from the
+ *	head (first in, first out)
  * @nr: how many
  * @max: at most this many are kept
  */
