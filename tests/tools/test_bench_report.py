@@ -8,6 +8,7 @@ import importlib.machinery
 import importlib.util
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 
@@ -166,6 +167,30 @@ class BenchReportTest(unittest.TestCase):
             self.assertIn('| l2arc all-L2-hit 4K | 1 MiB sequential, vs its CPU ceiling '
                           '| 80.0 MB/s | its CPU ceiling: the raw cache device or crc32c '
                           '| 100.0 MB/s | 0.80 |  |', md)
+
+    def test_report_platform(self):
+        # a UML run's env says so; a run from before the platform line was
+        # a VM's
+        env = 'date=2026-12-06 08:00 UTC\nquick=1\nworkloads=4\nvm_mem_mib=1494\n'
+        uml = ('platform=UML (User-Mode Linux: native code, one CPU, as a process '
+               'of the host; dm-l2arc, null_blk and brd built in)\n')
+        for extra, want in (('', 'One VM (QEMU TCG, 2 vCPUs, 1494 MiB), kernel'),
+                            (uml, 'One UML kernel (native code, one CPU, 1494 MiB), kernel')):
+            with tempfile.TemporaryDirectory() as d:
+                raw_dir(d, {'env.txt': env + extra, 'rows.tsv': ''})
+                self.assertEqual(self.r.report(d), 0)
+                self.assertIn('Mode: **QUICK (small scale), workloads 4 only (-w)**. '
+                              + want, slurp(os.path.join(d, 'report.md')))
+
+    def test_bench_uml_runs_workload_4_only(self):
+        # refused before anything is built or booted
+        for args, code in ((['-w', '1'], 64), (['-w', '4,8'], 64)):
+            p = subprocess.run([os.path.join(TOP, 'scripts', 'bench'), '-k', 'uml'] + args,
+                               capture_output=True, text=True, timeout=60, check=False)
+            self.assertEqual(p.returncode, code)
+            self.assertIn('bench: -k uml runs workload 4 only (got -w ' + args[1] + ')',
+                          p.stderr)
+            self.assertEqual(p.stdout, '')
 
     def test_report_without_whatif(self):
         with tempfile.TemporaryDirectory() as d:
