@@ -36,6 +36,7 @@
  */
 #include <linux/crc32c.h>
 #include <linux/highmem.h>
+#include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
@@ -57,6 +58,7 @@ void l2arc_pool_init(struct l2arc_pool *p, unsigned int block_pages)
 	spin_lock_init(&p->lock);
 	INIT_LIST_HEAD(&p->pages);
 	p->nr = 0;
+	p->refill_failed = jiffies - HZ;
 	p->max = max_t(unsigned int, L2ARC_POOL_MIN_PAGES, 2 * block_pages);
 }
 
@@ -126,20 +128,42 @@ static void l2arc_pool_put(struct l2arc_pool *p, struct page *page)
  * The pool is empty: 2^%L2ARC_POOL_ORDER contiguous pages from the page
  * allocator, split into single pages; the first is returned, the rest go
  * to the pool in address order.  Without reclaim (neither the caller's
- * nor kswapd's: nothing is compacted for it), retries or a warning; one
- * page (with @gfp) when no such block is free.
+ * nor kswapd's: nothing is compacted for it), retries, emergency reserves
+ * or a warning.  When no such block is free, one page (with @gfp), and no
+ * such attempt for a second after (a fragmented machine would fail it
+ * for every page of a run).
  */
 static struct page *l2arc_pool_refill(struct l2arc_pool *p, gfp_t gfp)
 {
-	gfp_t high = (gfp & ~__GFP_RECLAIM) | __GFP_NOWARN | __GFP_NORETRY;
-	struct page *page = alloc_pages(high, L2ARC_POOL_ORDER);
+	gfp_t high = (gfp & ~__GFP_RECLAIM) | __GFP_NOWARN | __GFP_NORETRY |
+		     __GFP_NOMEMALLOC;
+	struct page *page = NULL;
+	LIST_HEAD(rest);
 	unsigned int i;
 
+	if (time_after_eq(jiffies, READ_ONCE(p->refill_failed) + HZ)) {
+		page = alloc_pages(high, L2ARC_POOL_ORDER);
+		if (!page)
+			WRITE_ONCE(p->refill_failed, jiffies);
+	}
 	if (!page)
 		return alloc_page(gfp);
 	split_page(page, L2ARC_POOL_ORDER);
 	for (i = 1; i < 1U << L2ARC_POOL_ORDER; i++)
-		l2arc_pool_put(p, page + i);
+		list_add_tail(&page[i].lru, &rest);
+	spin_lock_bh(&p->lock);
+	while (!list_empty(&rest) && p->nr < p->max) {
+		list_move_tail(rest.next, &p->pages);
+		p->nr++;
+	}
+	spin_unlock_bh(&p->lock);
+	/* another CPU's refill filled the pool meanwhile: these go back */
+	while (!list_empty(&rest)) {
+		struct page *q = list_first_entry(&rest, struct page, lru);
+
+		list_del(&q->lru);
+		__free_page(q);
+	}
 	return page;
 }
 

@@ -469,12 +469,16 @@ struct l2arc_buf {
  *	head (first in, first out)
  * @nr: how many
  * @max: at most this many are kept
+ * @refill_failed: jiffies of the last refill that found no
+ *	2^%L2ARC_POOL_ORDER contiguous pages (none is tried for a second
+ *	after); read and written without @lock
  */
 struct l2arc_pool {
 	spinlock_t lock;	/* protects pages, nr */
 	struct list_head pages;
 	unsigned int nr;
 	unsigned int max;
+	unsigned long refill_failed;
 };
 
 /*

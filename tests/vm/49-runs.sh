@@ -10,9 +10,8 @@
 # KiB blocks, arc_max 4 MiB, read-ahead off, feeds by message.
 #  1. A 1 MiB read of 256 missing blocks: ONE origin bio (fill_runs 1 of
 #     256 blocks) and ONE origin request, as a reader's own 1 MiB read of
-#     pages that follow each other takes (the new device's page pool takes
-#     16 contiguous pages at a time, and they share bio vectors; the
-#     KUnit suite dm_l2arc_buf checks the vectors), data = origin.
+#     pages that follow each other takes (the KUnit suite dm_l2arc_buf
+#     checks the bio vectors of such pages), data = origin.
 #  2. Fed, evicted, read again: ONE cache device bio (l2_read_runs 1 of
 #     256 blocks), no more requests than its limits need, no origin read.
 #  3. A 1 MiB O_DIRECT write: 2048 sectors in no more origin write
