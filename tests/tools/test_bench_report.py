@@ -192,6 +192,25 @@ class BenchReportTest(unittest.TestCase):
                           p.stderr)
             self.assertEqual(p.stdout, '')
 
+    def test_vm_run_kernel_issues(self):
+        # the problem lines of a console log that vm-run did not write (the
+        # bench's UML kernel): timestamps cut, once each, user lines left
+        console = ('[    0.100000] Linux version 6.1.192\n'
+                   '[bench] 08:00:00 workload 4\n'
+                   '[    5.200000] WARNING: CPU: 0 PID: 9 at drivers/md/x.c:1 f+0x1/0x2\n'
+                   '[    5.300000] invalid opcode: 0000 [#1] PREEMPT SMP\n'
+                   '[    6.100000] WARNING: CPU: 0 PID: 9 at drivers/md/x.c:1 f+0x1/0x2\n'
+                   'WARNING: a user line, not the kernel\'s\n')
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, 'console.log')
+            with open(log, 'w', encoding='utf-8') as f:
+                f.write(console)
+            p = subprocess.run([os.path.join(TOP, 'scripts', 'vm-run'), '--kernel-issues', log],
+                               capture_output=True, text=True, timeout=60, check=False)
+        self.assertEqual(p.returncode, 0)
+        self.assertEqual(p.stdout, 'WARNING: CPU: 0 PID: 9 at drivers/md/x.c:1 f+0x1/0x2\n'
+                                   'invalid opcode: 0000 [#1] PREEMPT SMP\n')
+
     def test_report_without_whatif(self):
         with tempfile.TemporaryDirectory() as d:
             raw_dir(d, {})
