@@ -34,6 +34,8 @@
 #define COST_ROUNDS	5
 /* memcpy()'s sources: 4 MiB, more than a core's L2 cache */
 #define COST_SRC_BLOCKS	1024
+/* the hot set's blocks: 48 KiB of headers, in a core's L2 cache and TLB */
+#define COST_HOT_BLOCKS	1024
 
 /**
  * struct cost_ctx - what the cases share.
@@ -186,6 +188,7 @@ enum cost_hit_mode {
 	COST_SEQ_BLOCK,		/* 1 MiB reads, the lock taken per block */
 	COST_SEQ_RUN,		/* 1 MiB reads, the lock per run of COST_RUN */
 	COST_LOOKUP,		/* random lookups alone, the lists untouched */
+	COST_HOT,		/* 4 KiB reads at random among COST_HOT_BLOCKS */
 };
 
 /*
@@ -212,7 +215,7 @@ static u64 cost_hits(struct cost_ctx *ctx, enum cost_hit_mode mode,
 		     u64 *hits)
 {
 	bool per_run = mode == COST_SEQ_RUN || mode == COST_LOOKUP;
-	bool random = mode == COST_RANDOM || mode == COST_LOOKUP;
+	bool random = mode != COST_SEQ_BLOCK && mode != COST_SEQ_RUN;
 	u64 t0, best = U64_MAX, b;
 	int round;
 	u32 i, j;
@@ -224,6 +227,8 @@ static u64 cost_hits(struct cost_ctx *ctx, enum cost_hit_mode mode,
 				spin_lock_bh(&ctx->arc.lock);
 			for (j = i; j < i + COST_RUN; j++) {
 				b = random ? ctx->idx[j] : cost_seq_block(ctx, j);
+				if (mode == COST_HOT)
+					b %= COST_HOT_BLOCKS;
 				if (!per_run)
 					spin_lock_bh(&ctx->arc.lock);
 				*hits += cost_hit(ctx, b, mode);
@@ -242,9 +247,11 @@ static u64 cost_hits(struct cost_ctx *ctx, enum cost_hit_mode mode,
  * ARC hits, the directory full with blocks 0..COST_BLOCKS-1: 4 KiB reads
  * at random places, the lock taken for each block (as io.c does); 1 MiB
  * reads (COST_SEQ blocks in a row) with the lock per block, then per run
- * of COST_RUN blocks (as a batched hit path would); and the lookups
- * alone.  Then misses: COST_OPS new blocks, each evicting the LRU end's
- * block (evict_data once each).
+ * of COST_RUN blocks (as a batched hit path would); the lookups alone;
+ * and 4 KiB random hits among the first COST_HOT_BLOCKS blocks only, whose
+ * headers and buckets stay in the CPU's cache and TLB, which leaves the
+ * instructions' cost without the memory's.  Then misses: COST_OPS new
+ * blocks, each evicting the LRU end's block (evict_data once each).
  */
 static void cost_test_arc(struct kunit *test)
 {
@@ -253,6 +260,7 @@ static void cost_test_arc(struct kunit *test)
 		[COST_SEQ_BLOCK] = "ARC hit, 1 MiB reads (lookup and access)",
 		[COST_SEQ_RUN] = "ARC hit, 1 MiB reads, a lock per 64 blocks",
 		[COST_LOOKUP] = "ARC lookup alone, 4 KiB random",
+		[COST_HOT] = "ARC hit, 4 KiB random over 1,024 blocks (headers in cache)",
 	};
 	struct cost_ctx *ctx = test->priv;
 	struct arc_hdr *spare = NULL;
