@@ -91,7 +91,7 @@ class BenchReportTest(unittest.TestCase):
         self.assertEqual(t[2], '| l2arc | net | n/a | dm-linear | 5 IOPS | n/a |  |')
 
     def test_whatif_on_off_rows(self):
-        # the rows bench-guest's pc_pair writes with a what-if-off twin
+        # the rows bench-guest's pc_pair writes with a what-if-on twin
         rows = [
             '4\tl2arc all-ARC-hit 4K\t4 KiB random IOPS, what-if on vs off\t97012.4'
             '\tiops\tl2arc all-ARC-hit 4K, whatif 0\t100000\t>= 0.97',
