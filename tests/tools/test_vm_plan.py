@@ -298,7 +298,7 @@ class CheckDryRunTest(unittest.TestCase):
         # (the deadline then stops them, the trust tests run first)
         trust = {'stale-read', 'l2-persist', 'l2-crash', 'l2-reboot',
                  'l2-persist-owner', 'l2-rebuild-online', 'l2-origin-flush',
-                 'l2-origin-identity', 'l2-origin-claim'}
+                 'l2-origin-identity', 'l2-origin-claim', 'l2-origin-sample'}
         self.assertFalse(skips[k61] & skips[k612] & trust, out)
         self.assertTrue(all(e <= 68 for e in ends), out)
         # the debug set keeps only what is never left out (core, debug)
