@@ -188,10 +188,17 @@ static int cost_access(struct cost_ctx *ctx, u64 b, struct arc_hdr **spare)
 }
 
 /* "name: N ns a block, memcpy M ns, ratio R.RR" */
+static void cost_print_from(struct kunit *test, const char *name, u64 ns,
+			    const char *from, u64 copy)
+{
+	kunit_info(test, "cost: %s %llu ns a block, memcpy of 4 KiB%s %llu ns, ratio %llu.%02llu\n",
+		   name, ns, from, copy, ns / copy, ns * 100 / copy % 100);
+}
+
+/* The same against the suite's copy (from @ctx->src). */
 static void cost_print(struct kunit *test, const char *name, u64 ns, u64 copy)
 {
-	kunit_info(test, "cost: %s %llu ns a block, memcpy of 4 KiB %llu ns, ratio %llu.%02llu\n",
-		   name, ns, copy, ns / copy, ns * 100 / copy % 100);
+	cost_print_from(test, name, ns, "", copy);
 }
 
 /* the i-th block of a stream of 1 MiB reads at random places */
@@ -281,8 +288,9 @@ static void cost_test_arc_cold(struct kunit *test, u64 hit)
 	memset(cold, 0x5a, array_size(COST_BLOCKS, 4096));
 	copy = cost_memcpy_from(ctx, cold, COST_BLOCKS);
 	vfree(cold);
-	kunit_info(test, "cost: ARC hit, 4 KiB random (lookup and access) %llu ns a block, memcpy of 4 KiB from 64 MiB (the data of the directory's blocks) %llu ns, ratio %llu.%02llu\n",
-		   hit, copy, hit / copy, hit * 100 / copy % 100);
+	cost_print_from(test, "ARC hit, 4 KiB random (lookup and access)", hit,
+			" from 64 MiB (the data of the directory's blocks)",
+			copy);
 }
 
 /*
