@@ -327,6 +327,66 @@ static int l2arc_sync_io(struct l2arc_c *lc, struct block_device *bdev,
 	return r;
 }
 
+/* Reads in flight at once; the last completion wakes the waiter. */
+struct l2arc_read_batch {
+	atomic_t pending;
+	atomic_t failed;
+	struct completion done;
+};
+
+static void l2arc_read_batch_done(unsigned long error, void *context)
+{
+	struct l2arc_read_batch *b = context;
+
+	if (error)
+		atomic_set(&b->failed, 1);
+	if (atomic_dec_and_test(&b->pending))
+		complete(&b->done);
+}
+
+/*
+ * Synchronous reads of @nr regions of @bdev, all in flight at once (an
+ * HDD's queue orders them; one at a time, each would wait for the last):
+ * region i, @sectors sectors at @at[i], into @buf + i * @sectors sectors
+ * (vmalloc'ed, L2ARC_META_IO_BYTES).  Returns 0, or -EIO when any read
+ * failed.  Under feed.mutex.
+ */
+static int l2arc_sync_read_many(struct l2arc_c *lc, struct block_device *bdev,
+				const sector_t *at, unsigned int nr,
+				sector_t sectors, void *buf)
+{
+	struct l2arc_read_batch b;
+	unsigned int i;
+
+	lockdep_assert_held(&lc->feed.mutex);
+	/* one count for the issuer: no wake-up before the last is sent */
+	atomic_set(&b.pending, nr + 1);
+	atomic_set(&b.failed, 0);
+	init_completion(&b.done);
+	for (i = 0; i < nr; i++) {
+		struct dm_io_region where = {
+			.bdev = bdev,
+			.sector = at[i],
+			.count = sectors,
+		};
+		struct dm_io_request req = {
+			.bi_opf = REQ_OP_READ,
+			.mem.type = DM_IO_VMA,
+			.mem.ptr.vma = buf + ((size_t)i * sectors << SECTOR_SHIFT),
+			.notify.fn = l2arc_read_batch_done,
+			.notify.context = &b,
+			.client = lc->persist.io,
+		};
+
+		/* one region: an error here means no callback will come */
+		if (dm_io(&req, 1, &where, NULL, IOPRIO_DEFAULT))
+			l2arc_read_batch_done(1, &b);
+	}
+	l2arc_read_batch_done(0, &b);
+	wait_for_completion_io(&b.done);
+	return atomic_read(&b.failed) ? -EIO : 0;
+}
+
 /*
  * Synchronous metadata I/O: @nr 4 KiB units from unit @unit of the cache
  * device, to or from @buf.  Under feed.mutex.
@@ -367,7 +427,11 @@ static u64 l2arc_fp_mix(u64 guid, unsigned int i)
  * only its superblock, and the crc32c of the first MiB stayed), and one
  * that carries its own crc32 does the same to a crc32.  Reads 2 MiB and
  * 32 KiB of the target's range of the origin (less when the target is
- * smaller than 2 MiB) into the metadata buffer.
+ * smaller than 2 MiB) into the metadata buffer: each end's MiB in turn,
+ * then the spread blocks all in flight at once.  The CRCs run over the
+ * bytes in that order (ends, then spread blocks by their index), so a
+ * fingerprint stays what any earlier version computed for the same
+ * bytes.
  *
  * Context: process context, may sleep; feed.mutex held.
  * Return: 0, or the error of a failed read.
@@ -377,34 +441,32 @@ static int l2arc_origin_fingerprint(struct l2arc_c *lc, u64 guid, u64 *fp)
 	struct block_device *bdev = lc->origin->bdev;
 	sector_t len = lc->ti->len, edge = min_t(sector_t, len,
 						 L2ARC_FP_EDGE_SECTORS);
-	struct {
-		sector_t at, n;
-	} rd[2 + L2ARC_FP_SPREAD];
+	sector_t edges[2] = { 0, len - edge }, spread[L2ARC_FP_SPREAD];
 	void *buf = lc->persist.meta_buf;
+	size_t bytes = L2ARC_FP_SPREAD * 8 << SECTOR_SHIFT;
 	u32 c = ~0U, ieee = ~0U;
 	unsigned int i;
 	u64 rem;
 	int r;
 
 	lockdep_assert_held(&lc->feed.mutex);
-	rd[0].at = 0;
-	rd[0].n = edge;
-	rd[1].at = len - edge;
-	rd[1].n = edge;
-	for (i = 0; i < L2ARC_FP_SPREAD; i++) {
-		div64_u64_rem(l2arc_fp_mix(guid, i), len >> 3, &rem);
-		rd[2 + i].at = rem << 3;
-		rd[2 + i].n = 8;
-	}
-	for (i = 0; i < ARRAY_SIZE(rd); i++) {
-		r = l2arc_sync_io(lc, bdev, REQ_OP_READ, rd[i].at, rd[i].n,
-				  buf);
+	/* the ends one at a time: each fills the buffer */
+	for (i = 0; i < ARRAY_SIZE(edges); i++) {
+		r = l2arc_sync_io(lc, bdev, REQ_OP_READ, edges[i], edge, buf);
 		if (r)
 			return r;
-		c = crc32c(c, buf, rd[i].n << SECTOR_SHIFT);
-		ieee = crc32_le(ieee, buf, rd[i].n << SECTOR_SHIFT);
+		c = crc32c(c, buf, edge << SECTOR_SHIFT);
+		ieee = crc32_le(ieee, buf, edge << SECTOR_SHIFT);
 	}
-	*fp = (u64)ieee << 32 | c;
+	for (i = 0; i < L2ARC_FP_SPREAD; i++) {
+		div64_u64_rem(l2arc_fp_mix(guid, i), len >> 3, &rem);
+		spread[i] = rem << 3;
+	}
+	/* at once, in their order in the buffer: the CRCs run on as before */
+	r = l2arc_sync_read_many(lc, bdev, spread, L2ARC_FP_SPREAD, 8, buf);
+	if (r)
+		return r;
+	*fp = (u64)crc32_le(ieee, buf, bytes) << 32 | crc32c(c, buf, bytes);
 	return 0;
 }
 
@@ -851,63 +913,96 @@ static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh,
 }
 
 /*
+ * One sample: the entry of a log block drawn at random, found from an
+ * entry drawn at random on, read into @lc->persist.meta_buf.  Returns 1
+ * with its origin block and crc32c in *@ob and *@ck, 0 when the log block
+ * is not this log's or holds no usable entry, or the error of a failed
+ * read.  feed.mutex held.
+ */
+static int l2arc_rebuild_pick(struct l2arc_c *lc, u64 guid, u64 *ob, u32 *ck)
+{
+	struct l2arc_log_blk *lb = lc->persist.meta_buf;
+	u64 i = get_random_u32() % lc->persist.log_nr;
+	unsigned int j, k;
+	int r;
+
+	lockdep_assert_held(&lc->feed.mutex);
+	r = l2arc_meta_io(lc, REQ_OP_READ, 1 + i, 1, lb);
+	if (r)
+		return r;
+	if (l2arc_lb_decode(lb, i, guid) != L2ARC_LB_OK)
+		return 0;
+	j = get_random_u32() % L2ARC_LOG_ENTRIES;
+	for (k = 0; k < L2ARC_LOG_ENTRIES; k++) {
+		struct l2arc_log_ent *e = &lb->ent[(j + k) % L2ARC_LOG_ENTRIES];
+		u64 s = i * L2ARC_LOG_ENTRIES + (j + k) % L2ARC_LOG_ENTRIES;
+
+		if (!l2arc_le_usable(e, s, lc->l2.nr_slots, lc->nr_blocks))
+			continue;
+		*ob = le64_to_cpu(e->oblock);
+		*ck = le32_to_cpu(e->cksum);
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Read back %L2ARC_REBUILD_SAMPLES entries of the log, from log blocks
- * drawn at random, and compare each with its block on the origin: the
- * log is trusted only if all agree.  A block written through the device
- * since the resume is not a sample.  Returns 0, 1 for a block that
- * differs, or the error of a failed read.  Before the log is read back;
- * feed.mutex held.
+ * drawn at random (at most 4 draws a sample), and compare each with its
+ * block on the origin: the log is trusted only if all agree.  The origin
+ * reads of a round are in flight at once, as many as the metadata buffer
+ * holds blocks (all 16 for blocks of up to 64 KiB).  A block written
+ * through the device since the resume, as seen once its read completed,
+ * is not a sample.  Returns 0, 1 for a block that differs, or the error
+ * of a failed read.  Before the log is read back; feed.mutex held.
  */
 static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 				unsigned int *sampled)
 {
-	struct l2arc_log_blk *lb = lc->persist.meta_buf;
-	unsigned int tries, j, k, bytes = l2arc_block_bytes(lc);
+	unsigned int bytes = l2arc_block_bytes(lc), tries = 0, nr, i;
+	unsigned int per_round = min_t(unsigned int, L2ARC_REBUILD_SAMPLES,
+				       L2ARC_META_IO_BYTES / bytes);
+	sector_t at[L2ARC_REBUILD_SAMPLES];
+	u32 ck[L2ARC_REBUILD_SAMPLES];
+	u64 ob[L2ARC_REBUILD_SAMPLES];
+	bool written;
 	int r;
 
 	lockdep_assert_held(&lc->feed.mutex);
 	*sampled = 0;
-	for (tries = 0; *sampled < L2ARC_REBUILD_SAMPLES &&
-	     tries < 4 * L2ARC_REBUILD_SAMPLES; tries++) {
-		u64 i = get_random_u32() % lc->persist.log_nr, ob = 0;
-		u32 ck = 0;
-		bool found = false;
-
-		r = l2arc_meta_io(lc, REQ_OP_READ, 1 + i, 1, lb);
-		if (r)
-			return r;
-		if (l2arc_lb_decode(lb, i, guid) != L2ARC_LB_OK)
-			continue;
-		j = get_random_u32() % L2ARC_LOG_ENTRIES;
-		for (k = 0; k < L2ARC_LOG_ENTRIES && !found; k++) {
-			struct l2arc_log_ent *e = &lb->ent[(j + k) %
-							   L2ARC_LOG_ENTRIES];
-			u64 s = i * L2ARC_LOG_ENTRIES + (j + k) %
-				L2ARC_LOG_ENTRIES;
-
-			if (!l2arc_le_usable(e, s, lc->l2.nr_slots,
-					     lc->nr_blocks))
+	while (*sampled < L2ARC_REBUILD_SAMPLES &&
+	       tries < 4 * L2ARC_REBUILD_SAMPLES) {
+		/* draw the round's samples, then read their blocks at once */
+		for (nr = 0; nr < min(per_round,
+				      L2ARC_REBUILD_SAMPLES - *sampled) &&
+		     tries < 4 * L2ARC_REBUILD_SAMPLES; tries++) {
+			r = l2arc_rebuild_pick(lc, guid, &ob[nr], &ck[nr]);
+			if (r < 0)
+				return r;
+			if (!r)
 				continue;
-			ob = le64_to_cpu(e->oblock);
-			ck = le32_to_cpu(e->cksum);
-			found = true;
+			at[nr] = ob[nr] << lc->block_shift;
+			nr++;
 		}
-		if (!found)
-			continue;
-		r = l2arc_sync_io(lc, lc->origin->bdev, REQ_OP_READ,
-				  ob << lc->block_shift, lc->block_sectors,
-				  lc->persist.meta_buf);
+		if (!nr)
+			break;
+		r = l2arc_sync_read_many(lc, lc->origin->bdev, at, nr,
+					 lc->block_sectors,
+					 lc->persist.meta_buf);
 		if (r)
 			return r;
-		/* written through the device since the resume: not a sample */
-		l2arc_lock(lc);
-		found = !l2arc_rebuild_written(lc, ob);
-		l2arc_unlock(lc);
-		if (!found)
-			continue;
-		(*sampled)++;
-		if (crc32c(~0U, lc->persist.meta_buf, bytes) != ck)
-			return 1;
+		for (i = 0; i < nr; i++) {
+			/* written through the device since the resume */
+			l2arc_lock(lc);
+			written = l2arc_rebuild_written(lc, ob[i]);
+			l2arc_unlock(lc);
+			if (written)
+				continue;
+			(*sampled)++;
+			if (crc32c(~0U, lc->persist.meta_buf +
+				   (size_t)i * bytes, bytes) != ck[i])
+				return 1;
+		}
 	}
 	return 0;
 }
