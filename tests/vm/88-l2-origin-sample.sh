@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 600
-# debug-check: skip a warm-up of a 24 MiB set, 5,600 writes and a module reload; every rebuild samples the origin on the debug kernel (69, 73, 74, 76)
+# debug-check: skip two warm-ups of a 24 MiB set, 5,600 writes and two module reloads; every rebuild samples the origin on the debug kernel (69, 73, 74, 76)
 #
 # The rebuild's samples of the origin catch a change that the origin's
-# fingerprint does not cover.  Module parameter
-# l2arc_rebuild_blocks_min_l2size 0.  The origin "o" is a dm-linear over
-# the first 24 MiB of a RAM disk; device "p" over the whole of "o", cache
-# device /dev/ram1 (4 KiB blocks, arc_max 4 MiB, feeds by message), the
-# set warmed onto L2 (6,144 blocks), then removed (header "clean").  The
-# module is unloaded and loaded again (as after a reboot: no claim of the
-# origin is left, only what the header holds), and every block of "o"
-# that the fingerprint does not read is written with other data: all
-# but its first and last MiB and the 8 blocks that the header's guid
-# places (persist.c, l2arc_origin_fingerprint()).  "p" created again
-# must start empty because a sampled block differs from its logged copy
-# (l2_rebuild_origin_changed 1, l2_rebuild_success 0, l2_size 0, the
-# kernel log line "a sampled block differs"), and read what "o" holds.
-# The other origin checks (the fingerprint: 75-l2-origin-identity; the
-# claim: 76-l2-origin-claim) cannot see this change, so without the
-# samples the rebuild would serve 5,624 to 5,632 blocks of old data.
+# fingerprint does not cover, and a sample that cannot be read.  Module
+# parameter l2arc_rebuild_blocks_min_l2size 0.  The origin "o" is a
+# dm-linear over the first 24 MiB of a RAM disk; device "p" over the
+# whole of "o", cache device /dev/ram1 (4 KiB blocks, arc_max 4 MiB,
+# feeds by message).  Each part warms the set onto L2 (6,144 blocks),
+# removes "p" (header "clean") and unloads and loads the module (as
+# after a reboot: no claim of the origin is left, only what the header
+# holds).  The blocks the fingerprint reads are the first and last MiB
+# of "o" and the 8 blocks that the header's guid places (persist.c,
+# l2arc_origin_fingerprint()).
+#
+# 1. "o" fails every read outside the fingerprint's blocks (its table
+#    becomes linear segments there and error segments between them):
+#    "p" created again must start empty because it cannot read its
+#    samples (l2_rebuild_origin_changed 1, l2_rebuild_success 0, l2_size
+#    0, the kernel log line "cannot read the origin's sampled blocks"),
+#    and with "o" linear again read what "o" holds.  The 16 sample reads
+#    are sent at once: nearly all fail, and the rebuild must see it.
+# 2. Every block of "o" outside the fingerprint's blocks is written with
+#    other data: "p" created again must start empty because a sampled
+#    block differs from its logged copy (the same rows, the kernel log
+#    line "a sampled block differs"), and read what "o" holds.  The other
+#    origin checks (the fingerprint: 75-l2-origin-identity; the claim:
+#    76-l2-origin-claim) cannot see this change, so without the samples
+#    the rebuild would serve 5,624 to 5,632 blocks of old data.
 # Devices: brd /dev/ram0 (under o), ram1 (cache device), 32 MiB each.
 . "$(dirname "$0")/lib.sh"
 
@@ -36,24 +45,35 @@ st() { arcstats_row "$(proc_of p)" "$1"; }
 add_cleanup eval "dmsetup remove p 2>/dev/null; dmsetup remove o 2>/dev/null; true"
 dmsetup create o --table "0 $osz linear /dev/ram0 0"
 
-dmsetup create p --table "$table"
-l2_rebuilt p
-warm_by_feeds p $set_mib
-assert_eq "l2_size, warm" $((set_mib << 20)) "$(st l2_size)"
-dmsetup remove p
-unload_module
-load_module
-echo 0 >$P/l2arc_rebuild_blocks_min_l2size
+# warm_reload: a clean header and log on an empty cache device, the set
+# warmed onto it, "p" removed, the module unloaded and loaded again; the
+# header (sector 0 of the cache device) read past the page cache into
+# $L2ARC_TEST_OUT/hdr
+warm_reload() {
+	dd if=/dev/zero of=/dev/ram1 bs=1M count=1 oflag=direct status=none
+	dmsetup create p --table "$table"
+	l2_rebuilt p
+	warm_by_feeds p $set_mib
+	assert_eq "l2_size, warm" $((set_mib << 20)) "$(st l2_size)"
+	dmsetup remove p
+	unload_module
+	load_module
+	echo 0 >$P/l2arc_rebuild_blocks_min_l2size
+	dd if=/dev/ram1 of="$L2ARC_TEST_OUT/hdr" bs=4096 count=1 iflag=direct status=none
+}
 
-# Every 4 KiB block of o outside the fingerprint gets other data.
-# The header (sector 0 of the cache device) read past the page cache.
-dd if=/dev/ram1 of="$L2ARC_TEST_OUT/hdr" bs=4096 count=1 iflag=direct status=none
-written=$(python3 - "$osz" "$L2ARC_TEST_OUT/hdr" <<'PY'
+# fp_blocks write|table: the fingerprint's blocks from the header; write:
+# every other 4 KiB block of o gets other data, and the count is printed;
+# table: a table for o, linear over ram0 where the fingerprint reads and
+# error elsewhere
+fp_blocks() {
+	python3 - "$1" "$osz" "$L2ARC_TEST_OUT/hdr" <<'PY'
 import os, struct, sys
 
 M = (1 << 64) - 1
-length = int(sys.argv[1])                  # the target's sectors
-with open(sys.argv[2], 'rb') as f:
+mode = sys.argv[1]
+length = int(sys.argv[2])                  # the target's sectors
+with open(sys.argv[3], 'rb') as f:
     hdr = f.read(4096)
 magic, = struct.unpack_from('<Q', hdr, 0)
 guid, = struct.unpack_from('<Q', hdr, 24)
@@ -68,6 +88,25 @@ def mix(i):                                # persist.c, l2arc_fp_mix()
 
 edge = min(length, 2048)                   # L2ARC_FP_EDGE_SECTORS
 keep = {mix(i) % (length >> 3) for i in range(8)}   # 4 KiB blocks
+if mode == 'table':
+    # sectors the fingerprint reads, as [start, end) ranges, merged
+    rd = sorted([(0, edge), (length - edge, length)] +
+                [(b << 3, (b << 3) + 8) for b in keep])
+    merged = []
+    for a, e in rd:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([a, e])
+    at = 0
+    for a, e in merged:
+        if a > at:
+            print(f'{at} {a - at} error')
+        print(f'{a} {e - a} linear /dev/ram0 {a}')
+        at = e
+    if at < length:
+        print(f'{at} {length - at} error')
+    sys.exit(0)
 n = 0
 fd = os.open('/dev/mapper/o', os.O_WRONLY)
 for b in range(edge >> 3, (length - edge) >> 3):
@@ -79,7 +118,39 @@ os.fsync(fd)
 os.close(fd)
 print(n)
 PY
-)
+}
+
+# started_empty WHY: "p", created again, started empty for WHY and reads
+# what o holds; "p" removed
+started_empty() {
+	echo "p: l2_rebuild_success=$(st l2_rebuild_success) l2_rebuild_bufs=$(st l2_rebuild_bufs) l2_rebuild_origin_changed=$(st l2_rebuild_origin_changed) l2_size=$(st l2_size)"
+	cmp <(dd if=/dev/mapper/p bs=1M iflag=direct status=none) \
+		<(dd if=/dev/mapper/o bs=1M iflag=direct status=none) ||
+		die "p differs from its origin o"
+	expect_rows "$(proc_of p)" l2_rebuild_success=0 l2_rebuild_origin_changed=1 l2_size=0
+	dmesg | grep "cache device starts empty: the origin changed: $1" ||
+		die "no kernel log line '$1'"
+	dmsetup remove p
+}
+
+# 1. the samples cannot be read
+warm_reload
+fp_blocks table >"$L2ARC_TEST_OUT/o-table"
+echo "o: $(grep -c error "$L2ARC_TEST_OUT/o-table") error segments, $(grep -c linear "$L2ARC_TEST_OUT/o-table") linear"
+dmsetup load o "$L2ARC_TEST_OUT/o-table"
+dmsetup resume o
+dmesg -C
+dmsetup create p --table "$table"
+l2_rebuilt p
+# o whole again before p reads it
+dmsetup load o --table "0 $osz linear /dev/ram0 0"
+dmsetup resume o
+started_empty "cannot read the origin's sampled blocks"
+echo "unreadable samples ok"
+
+# 2. every block outside the fingerprint rewritten
+warm_reload
+written=$(fp_blocks write)
 echo "wrote $written blocks of o, outside the fingerprint"
 # 22 MiB of blocks, less those of the 8 fingerprint blocks that fall there
 ((written >= 5624 && written <= 5632)) ||
@@ -88,12 +159,5 @@ echo "wrote $written blocks of o, outside the fingerprint"
 dmesg -C
 dmsetup create p --table "$table"
 l2_rebuilt p
-echo "p: l2_rebuild_success=$(st l2_rebuild_success) l2_rebuild_bufs=$(st l2_rebuild_bufs) l2_rebuild_origin_changed=$(st l2_rebuild_origin_changed) l2_size=$(st l2_size)"
-cmp <(dd if=/dev/mapper/p bs=1M iflag=direct status=none) \
-	<(dd if=/dev/mapper/o bs=1M iflag=direct status=none) ||
-	die "p differs from its origin o"
-expect_rows "$(proc_of p)" l2_rebuild_success=0 l2_rebuild_origin_changed=1 l2_size=0
-dmesg | grep "cache device starts empty: the origin changed: a sampled block differs" ||
-	die "no kernel log line 'a sampled block differs'"
-dmsetup remove p
+started_empty "a sampled block differs"
 echo "origin samples ok"
