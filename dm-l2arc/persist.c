@@ -348,8 +348,9 @@ static void l2arc_read_batch_done(unsigned long error, void *context)
  * Synchronous reads of @nr regions of @bdev, all in flight at once (an
  * HDD's queue orders them; one at a time, each would wait for the last):
  * region i, @sectors sectors at @at[i], into @buf + i * @sectors sectors
- * (vmalloc'ed, L2ARC_META_IO_BYTES).  Returns 0, or -EIO when any read
- * failed.  Under feed.mutex.
+ * (vmalloc'ed, L2ARC_META_IO_BYTES).  Returns 0, -EIO when any read
+ * failed, or -EINVAL (and a warning) for regions that overrun @buf.
+ * Under feed.mutex.
  */
 static int l2arc_sync_read_many(struct l2arc_c *lc, struct block_device *bdev,
 				const sector_t *at, unsigned int nr,
@@ -359,6 +360,8 @@ static int l2arc_sync_read_many(struct l2arc_c *lc, struct block_device *bdev,
 	unsigned int i;
 
 	lockdep_assert_held(&lc->feed.mutex);
+	if (WARN_ON((u64)nr * sectors > L2ARC_META_IO_BYTES >> SECTOR_SHIFT))
+		return -EINVAL;
 	/* one count for the issuer: no wake-up before the last is sent */
 	atomic_set(&b.pending, nr + 1);
 	atomic_set(&b.failed, 0);
@@ -378,7 +381,11 @@ static int l2arc_sync_read_many(struct l2arc_c *lc, struct block_device *bdev,
 			.client = lc->persist.io,
 		};
 
-		/* one region: an error here means no callback will come */
+		/*
+		 * One region: an error here (dp_init()'s) means no callback
+		 * will come.  Never several regions: dm_io() would call back
+		 * for a read of several and return an error as well.
+		 */
 		if (dm_io(&req, 1, &where, NULL, IOPRIO_DEFAULT))
 			l2arc_read_batch_done(1, &b);
 	}
@@ -954,7 +961,9 @@ static int l2arc_rebuild_pick(struct l2arc_c *lc, u64 guid, u64 *ob, u32 *ck)
  * holds blocks (all 16 for blocks of up to 64 KiB).  A block written
  * through the device since the resume, as seen once its read completed,
  * is not a sample.  Returns 0, 1 for a block that differs, or the error
- * of a failed read.  Before the log is read back; feed.mutex held.
+ * of a failed read (also when another block of the same round differs:
+ * either starts the device empty).  Before the log is read back;
+ * feed.mutex held.
  */
 static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 				unsigned int *sampled)
