@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 600
-# debug-check: skip two warm-ups of a 24 MiB set, 5,600 writes and two module reloads; every rebuild samples the origin on the debug kernel (69, 73, 74, 76)
+# debug-check: skip two warm-ups of a 24 MiB set, 5,600 writes and three module reloads; every rebuild samples the origin on the debug kernel (69, 73, 74, 76)
 #
 # The rebuild's samples of the origin catch a change that the origin's
 # fingerprint does not cover, and a sample that cannot be read.  Module
 # parameter l2arc_rebuild_blocks_min_l2size 0.  The origin "o" is a
-# dm-linear over the first 24 MiB of a RAM disk; device "p" over the
+# dm-delay over the first 24 MiB of a RAM disk (reads 2 ms, so that the
+# checks' reads, sent at once, complete later and in any order; brd
+# alone completes each before the next is sent); device "p" over the
 # whole of "o", cache device /dev/ram1 (4 KiB blocks, arc_max 4 MiB,
-# feeds by message).  Each part warms the set onto L2 (6,144 blocks),
-# removes "p" (header "clean") and unloads and loads the module (as
-# after a reboot: no claim of the origin is left, only what the header
-# holds).  The blocks the fingerprint reads are the first and last MiB
-# of "o" and the 8 blocks that the header's guid places (persist.c,
-# l2arc_origin_fingerprint()).
+# feeds by message).  Parts 0 and 2 warm the set onto L2 (6,144
+# blocks); each part removes "p" (header "clean") and unloads and loads
+# the module (as after a reboot: no claim of the origin is left, only
+# what the header holds).  The blocks the fingerprint reads are the
+# first and last MiB of "o" and the 8 blocks that the header's guid
+# places (persist.c, l2arc_origin_fingerprint()).
 #
+# 0. Nothing changed: "p" created again rebuilds all 6,144 blocks, its
+#    16 samples match (kernel log), and it reads what "o" holds.  A
+#    check that compared its buffer before the reads completed, or read
+#    a sample into another's place, would start it empty.
 # 1. "o" fails every read outside the fingerprint's blocks (its table
-#    becomes linear segments there and error segments between them):
+#    becomes delay segments there and error segments between them):
 #    "p" created again must start empty because it cannot read its
 #    samples (l2_rebuild_origin_changed 1, l2_rebuild_success 0, l2_size
 #    0, the kernel log line "cannot read the origin's sampled blocks"),
@@ -37,24 +43,20 @@ P=/sys/module/dm_l2arc/parameters
 persist_any_size
 mk_brd 2 32
 set_mib=24
+modprobe dm-delay
 dd if=/dev/urandom of=/dev/ram0 bs=1M count=$set_mib oflag=direct status=none
 osz=$((set_mib << 11))
+o_table="0 $osz delay /dev/ram0 0 2 /dev/ram0 0 0"
 feat="arc_max 4194304 prefetch_disable 1 l2arc_feed_secs 3600 l2arc_write_max 4194304 l2arc_noprefetch 0"
 table="0 $osz l2arc /dev/mapper/o /dev/ram1 8 10 $feat"
 st() { arcstats_row "$(proc_of p)" "$1"; }
 add_cleanup eval "dmsetup remove p 2>/dev/null; dmsetup remove o 2>/dev/null; true"
-dmsetup create o --table "0 $osz linear /dev/ram0 0"
+dmsetup create o --table "$o_table"
 
-# warm_reload: a clean header and log on an empty cache device, the set
-# warmed onto it, "p" removed, the module unloaded and loaded again; the
-# header (sector 0 of the cache device) read past the page cache into
+# reload: "p" removed, the module unloaded and loaded again; the header
+# (sector 0 of the cache device) read past the page cache into
 # $L2ARC_TEST_OUT/hdr
-warm_reload() {
-	dd if=/dev/zero of=/dev/ram1 bs=1M count=1 oflag=direct status=none
-	dmsetup create p --table "$table"
-	l2_rebuilt p
-	warm_by_feeds p $set_mib
-	assert_eq "l2_size, warm" $((set_mib << 20)) "$(st l2_size)"
+reload() {
 	dmsetup remove p
 	unload_module
 	load_module
@@ -62,9 +64,27 @@ warm_reload() {
 	dd if=/dev/ram1 of="$L2ARC_TEST_OUT/hdr" bs=4096 count=1 iflag=direct status=none
 }
 
+# warm_reload: a clean header and log on an empty cache device, the set
+# warmed onto it, then reload
+warm_reload() {
+	dd if=/dev/zero of=/dev/ram1 bs=1M count=1 oflag=direct status=none
+	dmsetup create p --table "$table"
+	l2_rebuilt p
+	warm_by_feeds p $set_mib
+	assert_eq "l2_size, warm" $((set_mib << 20)) "$(st l2_size)"
+	reload
+}
+
+# same_as_o: "p" reads what "o" holds
+same_as_o() {
+	cmp <(dd if=/dev/mapper/p bs=1M iflag=direct status=none) \
+		<(dd if=/dev/mapper/o bs=1M iflag=direct status=none) ||
+		die "p differs from its origin o"
+}
+
 # fp_blocks write|table: the fingerprint's blocks from the header; write:
 # every other 4 KiB block of o gets other data, and the count is printed;
-# table: a table for o, linear over ram0 where the fingerprint reads and
+# table: a table for o, as $o_table where the fingerprint reads and
 # error elsewhere
 fp_blocks() {
 	python3 - "$1" "$osz" "$L2ARC_TEST_OUT/hdr" <<'PY'
@@ -102,7 +122,7 @@ if mode == 'table':
     for a, e in merged:
         if a > at:
             print(f'{at} {a - at} error')
-        print(f'{a} {e - a} linear /dev/ram0 {a}')
+        print(f'{a} {e - a} delay /dev/ram0 {a} 2 /dev/ram0 {a} 0')
         at = e
     if at < length:
         print(f'{at} {length - at} error')
@@ -124,26 +144,36 @@ PY
 # what o holds; "p" removed
 started_empty() {
 	echo "p: l2_rebuild_success=$(st l2_rebuild_success) l2_rebuild_bufs=$(st l2_rebuild_bufs) l2_rebuild_origin_changed=$(st l2_rebuild_origin_changed) l2_size=$(st l2_size)"
-	cmp <(dd if=/dev/mapper/p bs=1M iflag=direct status=none) \
-		<(dd if=/dev/mapper/o bs=1M iflag=direct status=none) ||
-		die "p differs from its origin o"
+	same_as_o
 	expect_rows "$(proc_of p)" l2_rebuild_success=0 l2_rebuild_origin_changed=1 l2_size=0
 	dmesg | grep "cache device starts empty: the origin changed: $1" ||
 		die "no kernel log line '$1'"
 	dmsetup remove p
 }
 
-# 1. the samples cannot be read
+# 0. nothing changed: the log is trusted
 warm_reload
+dmesg -C
+dmsetup create p --table "$table"
+l2_rebuilt p
+echo "p: l2_rebuild_success=$(st l2_rebuild_success) l2_rebuild_bufs=$(st l2_rebuild_bufs) l2_size=$(st l2_size)"
+expect_rows "$(proc_of p)" l2_rebuild_success=1 l2_rebuild_bufs=6144 l2_rebuild_origin_changed=0
+dmesg | grep "origin checked: 16 sampled blocks match their logged copies" ||
+	die "no kernel log line '16 sampled blocks match'"
+same_as_o
+echo "trusted log ok"
+
+# 1. the samples cannot be read
+reload
 fp_blocks table >"$L2ARC_TEST_OUT/o-table"
-echo "o: $(grep -c error "$L2ARC_TEST_OUT/o-table") error segments, $(grep -c linear "$L2ARC_TEST_OUT/o-table") linear"
+echo "o: $(grep -c error "$L2ARC_TEST_OUT/o-table") error segments, $(grep -c delay "$L2ARC_TEST_OUT/o-table") delay"
 dmsetup load o "$L2ARC_TEST_OUT/o-table"
 dmsetup resume o
 dmesg -C
 dmsetup create p --table "$table"
 l2_rebuilt p
 # o whole again before p reads it
-dmsetup load o --table "0 $osz linear /dev/ram0 0"
+dmsetup load o --table "$o_table"
 dmsetup resume o
 started_empty "cannot read the origin's sampled blocks"
 echo "unreadable samples ok"
