@@ -954,6 +954,30 @@ static int l2arc_rebuild_pick(struct l2arc_c *lc, u64 guid, u64 *ob, u32 *ck)
 }
 
 /*
+ * Draw up to @want samples (l2arc_rebuild_pick()), each draw counted in
+ * *@tries, none once 4 * %L2ARC_REBUILD_SAMPLES draws are made: their
+ * blocks' first sectors in @at, their crc32c in @ck.  Returns how many,
+ * or the error of a failed read.  feed.mutex held.
+ */
+static int l2arc_rebuild_draw(struct l2arc_c *lc, u64 guid, unsigned int want,
+			      unsigned int *tries, sector_t *at, u32 *ck)
+{
+	unsigned int nr = 0;
+	u64 ob;
+	int r;
+
+	while (nr < want && *tries < 4 * L2ARC_REBUILD_SAMPLES) {
+		(*tries)++;
+		r = l2arc_rebuild_pick(lc, guid, &ob, &ck[nr]);
+		if (r < 0)
+			return r;
+		if (r)
+			at[nr++] = ob << lc->block_shift;
+	}
+	return nr;
+}
+
+/*
  * Read back %L2ARC_REBUILD_SAMPLES entries of the log, from log blocks
  * drawn at random (at most 4 draws a sample), and compare each with its
  * block on the origin: the log is trusted only if all agree.  The origin
@@ -968,33 +992,24 @@ static int l2arc_rebuild_pick(struct l2arc_c *lc, u64 guid, u64 *ob, u32 *ck)
 static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 				unsigned int *sampled)
 {
-	unsigned int bytes = l2arc_block_bytes(lc), tries = 0, nr, i;
+	unsigned int bytes = l2arc_block_bytes(lc), tries = 0;
 	unsigned int per_round = min_t(unsigned int, L2ARC_REBUILD_SAMPLES,
 				       L2ARC_META_IO_BYTES / bytes);
 	sector_t at[L2ARC_REBUILD_SAMPLES];
 	u32 ck[L2ARC_REBUILD_SAMPLES];
-	u64 ob[L2ARC_REBUILD_SAMPLES];
 	bool written;
-	int r;
+	int nr, i, r;
 
 	lockdep_assert_held(&lc->feed.mutex);
 	*sampled = 0;
-	while (*sampled < L2ARC_REBUILD_SAMPLES &&
-	       tries < 4 * L2ARC_REBUILD_SAMPLES) {
+	while (*sampled < L2ARC_REBUILD_SAMPLES) {
 		/* draw the round's samples, then read their blocks at once */
-		for (nr = 0; nr < min(per_round,
-				      L2ARC_REBUILD_SAMPLES - *sampled) &&
-		     tries < 4 * L2ARC_REBUILD_SAMPLES; tries++) {
-			r = l2arc_rebuild_pick(lc, guid, &ob[nr], &ck[nr]);
-			if (r < 0)
-				return r;
-			if (!r)
-				continue;
-			at[nr] = ob[nr] << lc->block_shift;
-			nr++;
-		}
-		if (!nr)
-			break;
+		nr = l2arc_rebuild_draw(lc, guid,
+					min(per_round,
+					    L2ARC_REBUILD_SAMPLES - *sampled),
+					&tries, at, ck);
+		if (nr <= 0)
+			return nr;
 		r = l2arc_sync_read_many(lc, lc->origin->bdev, at, nr,
 					 lc->block_sectors,
 					 lc->persist.meta_buf);
@@ -1003,7 +1018,8 @@ static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 		for (i = 0; i < nr; i++) {
 			/* written through the device since the resume */
 			l2arc_lock(lc);
-			written = l2arc_rebuild_written(lc, ob[i]);
+			written = l2arc_rebuild_written(lc, at[i] >>
+							lc->block_shift);
 			l2arc_unlock(lc);
 			if (written)
 				continue;
