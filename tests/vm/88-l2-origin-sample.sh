@@ -140,25 +140,25 @@ print(n)
 PY
 }
 
-# started_empty WHY: "p", created again, started empty for WHY and reads
-# what o holds; "p" removed
+# started_empty WHY: "p", created again after $mark, started empty for WHY
+# and reads what o holds; "p" removed
 started_empty() {
 	echo "p: l2_rebuild_success=$(st l2_rebuild_success) l2_rebuild_bufs=$(st l2_rebuild_bufs) l2_rebuild_origin_changed=$(st l2_rebuild_origin_changed) l2_size=$(st l2_size)"
 	same_as_o
 	expect_rows "$(proc_of p)" l2_rebuild_success=0 l2_rebuild_origin_changed=1 l2_size=0
-	dmesg | grep "cache device starts empty: the origin changed: $1" ||
+	klog_since "$mark" | grep "cache device starts empty: the origin changed: $1" ||
 		die "no kernel log line '$1'"
 	dmsetup remove p
 }
 
 # 0. nothing changed: the log is trusted
 warm_reload
-dmesg -C
+mark=$(kmark)
 dmsetup create p --table "$table"
 l2_rebuilt p
 echo "p: l2_rebuild_success=$(st l2_rebuild_success) l2_rebuild_bufs=$(st l2_rebuild_bufs) l2_size=$(st l2_size)"
 expect_rows "$(proc_of p)" l2_rebuild_success=1 l2_rebuild_bufs=6144 l2_rebuild_origin_changed=0
-dmesg | grep "origin checked: 16 sampled blocks match their logged copies" ||
+klog_since "$mark" | grep "origin checked: 16 sampled blocks match their logged copies" ||
 	die "no kernel log line '16 sampled blocks match'"
 same_as_o
 echo "trusted log ok"
@@ -169,7 +169,7 @@ fp_blocks table >"$L2ARC_TEST_OUT/o-table"
 echo "o: $(grep -c error "$L2ARC_TEST_OUT/o-table") error segments, $(grep -c delay "$L2ARC_TEST_OUT/o-table") delay"
 dmsetup load o "$L2ARC_TEST_OUT/o-table"
 dmsetup resume o
-dmesg -C
+mark=$(kmark)
 dmsetup create p --table "$table"
 l2_rebuilt p
 # o whole again before p reads it
@@ -186,7 +186,7 @@ echo "wrote $written blocks of o, outside the fingerprint"
 ((written >= 5624 && written <= 5632)) ||
 	die "setup: $written blocks written, expected 5,624 to 5,632"
 
-dmesg -C
+mark=$(kmark)
 dmsetup create p --table "$table"
 l2_rebuilt p
 started_empty "a sampled block differs"
