@@ -1211,7 +1211,9 @@ rest:
 	}
 out:
 	l2arc_stat_inc(lc, L2ARC_STAT_READ_BIOS);
-	l2arc_zfetch(lc, first, min(done, last + 1) - 1);
+	/* only the blocks the ARC took count for their stream (maybe none) */
+	if (done > first)
+		l2arc_zfetch(lc, first, done - 1);
 	l2arc_io_put(io);
 	return DM_MAPIO_SUBMITTED;
 
