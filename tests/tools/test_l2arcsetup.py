@@ -65,6 +65,9 @@ class L2arcsetupCheckTest(unittest.TestCase):
             'bad10 /dev/sdg - 2m',
             'bad11 /dev/sdg - 8 l2arc_feed_secs=-1',
             'good2 /dev/sdg - 1M prefetch_disable=1,l2arc_max_errors=3',
+            'good3 /dev/sdj - 8 whatif=1,l2arc_rebuild=0',
+            'bad12 /dev/sdk - 8 whatif=2',
+            'bad13 /dev/sdk - 8 l2arc_rebuild=yes',
             '']))
         r = setup('-t', path, 'check')
         self.assertEqual(r.returncode, 1)
@@ -83,6 +86,8 @@ class L2arcsetupCheckTest(unittest.TestCase):
             "14: bad9: option 'arc_max' given twice",
             "15: bad10: block size '2m': a power of two from 4k to 1M",
             "16: bad11: option 'l2arc_feed_secs=-1': a decimal number below 2^63",
+            "19: bad12: option 'whatif=2': 0 or 1",
+            "20: bad13: option 'l2arc_rebuild=yes': 0 or 1",
         ]
         self.assertEqual(r.stderr.splitlines(),
                          ['%s:%s' % (path, w) for w in want])

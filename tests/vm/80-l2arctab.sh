@@ -5,7 +5,7 @@
 #
 # Boot-time assembly (issue 12): scripts/l2arcsetup with an l2arctab of
 # five lines.  Origins and the cache device are brd RAM disks 0..3:
-#   line 2  tabc   /dev/ram0, cache /dev/ram1, 8 KiB blocks, three options
+#   line 2  tabc   /dev/ram0, cache /dev/ram1, 8 KiB blocks, five options
 #   line 3  tbad   an unknown option (check and start report it)
 #   line 5  tarc   /dev/ram2, ARC only, 4 KiB blocks
 #   line 6  tgone  an origin that does not exist (start reports it; check,
@@ -30,7 +30,7 @@ setup=$L2ARC_TOP/scripts/l2arcsetup
 tab=$PWD/l2arctab
 cat >"$tab" <<-EOF
 	# name  origin  cache  block_size  options
-	tabc   /dev/ram0  /dev/ram1  16  arc_max=1M,l2arc_noprefetch=0,prefetch_disable=1
+	tabc   /dev/ram0  /dev/ram1  16  arc_max=1M,l2arc_noprefetch=0,prefetch_disable=1,whatif=1,l2arc_rebuild=0
 	tbad   /dev/ram3  -  8  arc_max=1M,cache_mode=writeback
 
 	tarc   /dev/ram2  -  4k
@@ -77,7 +77,7 @@ grep -qx "$tab:7: tsmall: table: 0 $(sectors /dev/ram3) l2arc /dev/ram3 - 8 2 ar
 assert_eq "lines reported" "3 6 7 7" "$(cut -d: -f2 start.err | tr '\n' ' ' | sed 's/ $//')"
 len=$(sectors /dev/ram0)
 mm() { cat "/sys/block/$1/dev"; }
-assert_eq "tabc's table" "0 $len l2arc $(mm ram0) $(mm ram1) 16 6 arc_max 1048576 l2arc_noprefetch 0 prefetch_disable 1" \
+assert_eq "tabc's table" "0 $len l2arc $(mm ram0) $(mm ram1) 16 10 arc_max 1048576 l2arc_noprefetch 0 prefetch_disable 1 whatif 1 l2arc_rebuild 0" \
 	"$(dmsetup table tabc)"
 assert_eq "tarc's table" "0 $(sectors /dev/ram2) l2arc $(mm ram2) - 8" "$(dmsetup table tarc)"
 for d in tabc:ram0 tarc:ram2; do
