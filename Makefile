@@ -7,7 +7,7 @@
 #   make KVER=$(scripts/debug-kernel)   ... against the debug kernel
 #   make check           everything CI runs; ends with "N passed, N failed"
 #   make demo            boot a VM and show the target at work
-#   make bench           benchmarks in one VM -> results/<date>/report.md (QUICK=1: ~11 min;
+#   make bench           benchmarks in one VM -> results/<date>-<time>/report.md (QUICK=1: ~11 min;
 #                        WORKLOADS=4,8: only those workloads)
 #   make soak            the 30-minute soak in one VM (DURATION=<min>, KVER=6.1|6.12|debug)
 #   make deps            install the Debian packages this project needs
