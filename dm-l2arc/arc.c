@@ -306,13 +306,29 @@ static void arc_list_add(struct arc *arc, struct arc_hdr *hdr, u8 state)
 		arc->l2only_writing++;
 }
 
-/* Take @hdr off its list; its state still says where it was. */
+/* A walk's cursor on @hdr, if any, sees it moved (arc_cursor_set()). */
+static void arc_cursors_note(struct arc *arc, struct arc_hdr *hdr)
+{
+	struct arc_cursor *cur;
+
+	list_for_each_entry(cur, &arc->cursors, node)
+		if (cur->hdr == hdr)
+			cur->moved = true;
+}
+
+/*
+ * Take @hdr off its list; its state still says where it was.  A walk's
+ * cursor is on a pinned header (the re-add by its own last unpin is
+ * marked by arc_hdr_unpin()).
+ */
 static void arc_list_del(struct arc *arc, struct arc_hdr *hdr)
 {
 	enum arc_list_id id = arc_state_list(hdr->state);
 
 	list_del(&hdr->list);
 	arc->size[id]--;
+	if (unlikely(hdr->pins) && !list_empty(&arc->cursors))
+		arc_cursors_note(arc, hdr);
 	if (hdr->state == ARC_L2ONLY && !(hdr->flags & ARC_F_L2))
 		arc->l2only_writing--;
 }
@@ -928,7 +944,9 @@ bool arc_hdr_unpin(struct arc *arc, struct arc_hdr *hdr)
 		arc_list_del(arc, hdr);
 		if (arc_compact(arc, hdr))
 			return false;
+		/* back at the MRU end: a move, though no longer pinned */
 		arc_list_add(arc, hdr, ARC_L2ONLY);
+		arc_cursors_note(arc, hdr);
 		return true;
 	}
 	if (hdr->state != ARC_DEAD)
@@ -936,6 +954,54 @@ bool arc_hdr_unpin(struct arc *arc, struct arc_hdr *hdr)
 	arc_list_del(arc, hdr);
 	kmem_cache_free(arc_hdr_cache, hdr);
 	return false;
+}
+
+/**
+ * arc_cursor_set() - pin the header a list walk visits next, before it
+ * lets the directory's lock go.
+ * @arc: the directory.
+ * @cur: the walk's cursor, not set.
+ * @hdr: a hashed header on one of the lists.
+ *
+ * An access moves a header to its list's MRU end, past headers the walk
+ * has not seen; its list neighbours are no witness of that, since a
+ * read's hits move a run of headers that follow each other on the list
+ * together and in the same order.  So the directory marks the cursor
+ * whenever @hdr is taken off its list, until arc_cursor_put().
+ *
+ * Context: @arc->lock held.
+ */
+void arc_cursor_set(struct arc *arc, struct arc_cursor *cur,
+		    struct arc_hdr *hdr)
+{
+	lockdep_assert_held(&arc->lock);
+	arc_hdr_pin(arc, hdr);
+	cur->hdr = hdr;
+	cur->moved = false;
+	list_add(&cur->node, &arc->cursors);
+}
+
+/**
+ * arc_cursor_put() - unpin a walk's cursor when it has the lock again.
+ * @arc: the directory.
+ * @cur: a cursor set by arc_cursor_set().
+ *
+ * The walk may go on from @cur->hdr only if this returns true; else it
+ * starts the list again from its LRU end (the header moved past headers
+ * the walk has not seen, left, or was freed by this unpin).
+ *
+ * Context: @arc->lock held (the same directory's as at arc_cursor_set()).
+ * Return: true if @cur->hdr is still hashed and has not been taken off its
+ * list since arc_cursor_set().
+ */
+bool arc_cursor_put(struct arc *arc, struct arc_cursor *cur)
+{
+	bool hashed;
+
+	lockdep_assert_held(&arc->lock);
+	hashed = arc_hdr_unpin(arc, cur->hdr);
+	list_del(&cur->node);
+	return hashed && !cur->moved;
 }
 
 /**
@@ -1046,6 +1112,7 @@ int arc_init(struct arc *arc, u64 c, const struct arc_ops *ops, void *private)
 	arc->p = 0;
 	arc->evicted = 0;
 	arc->l2only_writing = 0;
+	INIT_LIST_HEAD(&arc->cursors);
 	arc->warm = false;
 	arc->unhashed = 0;
 	arc->ops = ops;
@@ -1070,6 +1137,8 @@ void arc_exit(struct arc *arc)
 	struct arc_hdr *hdr, *tmp;
 	int i;
 
+	if (WARN_ON(!list_empty(&arc->cursors)))	/* a walker's stack */
+		INIT_LIST_HEAD(&arc->cursors);
 	/*
 	 * The table first: rhashtable_destroy() waits for a resize in
 	 * flight, which walks the headers' links, before any header is

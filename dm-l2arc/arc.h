@@ -231,6 +231,7 @@ struct arc_ops {
  *	delete, shrinks) since arc_init(); invalidations do not count.
  * @l2only_writing: headers on the L2-only list without %ARC_F_L2 (kept
  *	for a copy still being written, %ARC_F_L2_WRITING).
+ * @cursors: the &struct arc_cursor of the list walks that let @lock go.
  * @warm: set once the cache has been full and evicted a block; stays set.
  * @unhashed: headers taken out of @table since arc_init(), modulo 2^64
  *	(2^32 on 32-bit kernels); written under @lock, read without it by
@@ -248,11 +249,30 @@ struct arc {
 	u64 p;
 	u64 evicted;
 	u64 l2only_writing;
+	struct list_head cursors;
 	bool warm;
 	const struct arc_ops *ops;
 	void *private;
 	u64 c ____cacheline_aligned_in_smp;
 	unsigned long unhashed;
+};
+
+/**
+ * struct arc_cursor - a list walk's place while it lets the directory's
+ * lock go: the header it visits next, pinned, and whether that header has
+ * been taken off its list since (to move, or to leave).
+ * @hdr: the header.
+ * @moved: set by the directory when @hdr is taken off its list.
+ * @node: on &arc.cursors.
+ *
+ * Set with arc_cursor_set(), given back with arc_cursor_put(), both under
+ * the lock; the walker keeps the struct (on its stack) in between, and
+ * the directory sets @moved, under the lock.
+ */
+struct arc_cursor {
+	struct arc_hdr *hdr;
+	bool moved;
+	struct list_head node;
 };
 
 /**
@@ -301,6 +321,9 @@ void arc_set_c(struct arc *arc, u64 c);
 void arc_hdr_set_data(struct arc *arc, struct arc_hdr *hdr, void *data);
 void arc_hdr_pin(struct arc *arc, struct arc_hdr *hdr);
 bool arc_hdr_unpin(struct arc *arc, struct arc_hdr *hdr);
+void arc_cursor_set(struct arc *arc, struct arc_cursor *cur,
+		    struct arc_hdr *hdr);
+bool arc_cursor_put(struct arc *arc, struct arc_cursor *cur);
 void arc_hdr_set_l2(struct arc *arc, struct arc_hdr *hdr);
 void arc_hdr_clear_l2(struct arc *arc, struct arc_hdr *hdr);
 

@@ -7,7 +7,8 @@
  * collected in; a log that fills (in records or in blocks) applies itself,
  * a full one refuses; a record's headers are kept in order and follow it
  * to the application; a hit on a block gone meanwhile counts and inserts
- * nothing, and a header that left the table is not used.
+ * nothing, and a header that left the table is not used; a list walk that
+ * let the lock go does not go on from a header that the log's hits moved.
  */
 #include <kunit/test.h>
 #include <linux/percpu.h>
@@ -608,6 +609,90 @@ static void hitlog_test_take(struct kunit *test)
 	l2arc_unlock(lc);
 }
 
+/* The blocks of ARC list @id from its LRU end, at most @max, in @out. */
+static unsigned int hl_list_blocks(struct arc *arc, enum arc_list_id id,
+				   u64 *out, unsigned int max)
+{
+	struct arc_hdr *hdr;
+	unsigned int n = 0;
+
+	list_for_each_entry(hdr, &arc->lists[id], list)
+		if (n < max)
+			out[n++] = from_oblock(hdr->oblock);
+	return n;
+}
+
+/*
+ * A list walk that lets the lock go (write.c's invalidation of a write or
+ * discard larger than the directory) sets its cursor on the header it
+ * would visit next, here block 2's in T2 = 0..7 after visiting 0 and 1,
+ * and reads without the lock follow, their hits applied by the walk's
+ * next l2arc_lock().  First a read of block 6, whose header another pin
+ * holds (as a fill's or a feed's): the walk goes on from 2.  Then a
+ * sequential read of blocks 1 and 2, whose hits move both to T2's MRU
+ * end in block order, 2 still right after 1 (the neighbour a walk once
+ * checked): going on from 2 would pass 3 to 7, whose cached copies a
+ * write must drop, so l2arc_walk_resume() must send the walk back to the
+ * LRU end (NULL).
+ */
+static void hitlog_test_walk_resume(struct kunit *test)
+{
+	static const u64 before[2][8] = {
+		{ 0, 1, 2, 3, 4, 5, 6, 7 }, { 0, 1, 2, 3, 4, 5, 7, 6 },
+	};
+	static const u64 after[2][8] = {
+		{ 0, 1, 2, 3, 4, 5, 7, 6 }, { 0, 3, 4, 5, 7, 6, 1, 2 },
+	};
+	static const u64 read_first[2] = { 6, 1 };
+	static const u32 read_nr[2] = { 1, 2 };
+	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
+	struct arc *arc = &lc->arc;
+	struct arc_hdr *hdr[2], *next, *other, *got;
+	struct l2arc_hitrec rec;
+	struct arc_cursor cur;
+	unsigned int n, i;
+	u64 order[8], b;
+	bool same_prev, logged;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)	/* T1, then T2 in block order */
+		for (b = 0; b < 8; b++)
+			hl_locked_access(test, lc, b);
+	for (pass = 0; pass < 2; pass++) {
+		/* the read's lookups; its hits are logged once the cursor is set */
+		KUNIT_ASSERT_TRUE(test, hl_resident_rcu(lc, read_first[pass],
+							read_nr[pass], &rec,
+							hdr));
+		l2arc_lock(lc);
+		n = hl_list_blocks(arc, ARC_T2, order, ARRAY_SIZE(order));
+		next = arc_lookup(arc, to_oblock(2));
+		other = arc_lookup(arc, to_oblock(6));
+		if (next && other) {
+			arc_cursor_set(arc, &cur, next);
+			arc_hdr_pin(arc, other);
+		}
+		l2arc_unlock(lc);
+		/* no assertion from here until the cursor is given back */
+		KUNIT_ASSERT_TRUE(test, next && other);
+		KUNIT_EXPECT_EQ(test, n, 8U);
+		for (i = 0; i < n; i++)
+			KUNIT_EXPECT_EQ(test, order[i], before[pass][i]);
+		logged = l2arc_hitlog_add(lc, &rec, hdr);
+		l2arc_lock(lc);		/* applies the read's hits */
+		n = hl_list_blocks(arc, ARC_T2, order, ARRAY_SIZE(order));
+		same_prev = next->list.prev == &arc_lookup(arc, to_oblock(1))->list;
+		got = l2arc_walk_resume(arc, next, ARC_MFU, &cur);
+		arc_hdr_unpin(arc, other);
+		l2arc_unlock(lc);
+		KUNIT_ASSERT_TRUE(test, logged);
+		KUNIT_EXPECT_EQ(test, n, 8U);
+		for (i = 0; i < n; i++)
+			KUNIT_EXPECT_EQ(test, order[i], after[pass][i]);
+		KUNIT_EXPECT_TRUE(test, same_prev);
+		KUNIT_EXPECT_PTR_EQ(test, got, pass ? NULL : next);
+	}
+}
+
 static struct kunit_case hitlog_cases[] = {
 	KUNIT_CASE(hitlog_test_replay_exact),
 	KUNIT_CASE(hitlog_test_order),
@@ -619,6 +704,7 @@ static struct kunit_case hitlog_cases[] = {
 	KUNIT_CASE(hitlog_test_left_later),
 	KUNIT_CASE(hitlog_test_layout),
 	KUNIT_CASE(hitlog_test_take),
+	KUNIT_CASE(hitlog_test_walk_resume),
 	{}
 };
 

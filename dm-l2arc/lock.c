@@ -117,29 +117,33 @@ bool l2arc_bulk_yield(struct l2arc_c *lc, struct l2arc_hold *h)
  * l2arc_walk_resume() - where a list walk goes on after a lock drop
  * @arc: the directory
  * @next: the header the walk would visit next, pinned before the drop
+ *	(by arc_cursor_set() on @cur, or arc_hdr_pin() without one)
  * @state: the state of the list walked (%ARC_MRU .. %ARC_L2ONLY)
- * @prev: @next's list neighbour (&arc_hdr.list.prev) before the drop, for
- *	a walk that must see every header of the list; NULL for one that may
- *	pass some (the feed, which only feeds fewer blocks then)
+ * @cur: for a walk that must see every header of the list, its cursor on
+ *	@next; NULL for one that may pass some (the feed, which only feeds
+ *	fewer blocks then)
  *
  * Drops the pin.  A header moved to its list's MRU end meanwhile (a hit
  * on T2, a demand hit on a prefetched T1 block) is still on the list, but
- * going on from it would pass the headers in between: with @prev, that
- * counts as moved.
+ * going on from it would pass the headers in between: with @cur, any
+ * move of @next counts (arc_cursor_put()).  Its neighbours are no
+ * witness: the hit log applies a read's hits in block order, so a run of
+ * headers that follow each other on the list (a sequential read's) moves
+ * to the MRU end together, in the same order, each still after the same
+ * neighbour.
  *
  * Context: arc.lock held.
- * Return: @next if it is still on that list (and, with @prev, still right
- * after the same neighbour), else NULL (the caller starts that list again
- * from its LRU end).
+ * Return: @next if it is still on that list (and, with @cur, has not
+ * moved), else NULL (the caller starts that list again from its LRU end).
  */
 struct arc_hdr *l2arc_walk_resume(struct arc *arc, struct arc_hdr *next,
-				  u8 state, const struct list_head *prev)
+				  u8 state, struct arc_cursor *cur)
 {
 	lockdep_assert_held(&arc->lock);
 	/* an L2-only header may go to the index at its last unpin */
-	if (!arc_hdr_unpin(arc, next))
+	if (cur ? !arc_cursor_put(arc, cur) : !arc_hdr_unpin(arc, next))
 		return NULL;
-	if (next->state != state || (prev && next->list.prev != prev))
+	if (next->state != state)
 		return NULL;
 	return next;
 }

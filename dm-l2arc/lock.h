@@ -81,6 +81,6 @@ bool l2arc_bulk_due(struct l2arc_hold *h);
 void l2arc_bulk_relax(struct l2arc_c *lc, struct l2arc_hold *h);
 bool l2arc_bulk_yield(struct l2arc_c *lc, struct l2arc_hold *h);
 struct arc_hdr *l2arc_walk_resume(struct arc *arc, struct arc_hdr *next,
-				  u8 state, const struct list_head *prev);
+				  u8 state, struct arc_cursor *cur);
 
 #endif /* DM_L2ARC_LOCK_H */

@@ -148,16 +148,17 @@ static void l2arc_invalidate_slot(struct l2arc_c *lc, u64 slot)
  * T1 -> B1, T2 -> B2, any -> L2-only, the index or out, and to the MRU
  * end of T2), which is the order the lists, then the slot table, are
  * walked in.  A walk that let the lock go goes on from the header it
- * pinned only if that header is where it was, right after the same
- * neighbour: one moved to its list's MRU end meanwhile would take the
- * walk past the headers in between.  Returns the resident blocks dropped.
+ * pinned only if that header has not moved since (arc_cursor_put()): one
+ * moved to its list's MRU end meanwhile would take the walk past the
+ * headers in between.  Returns the resident blocks dropped.
  */
 static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 				  u64 first, u64 nr)
 {
 	struct arc *arc = &lc->arc;
 	struct arc_hdr *hdr, *next;
-	struct list_head *head, *prev;
+	struct list_head *head;
+	struct arc_cursor cur;
 	u64 b, s, dropped = 0;
 	unsigned int i, restarts;
 
@@ -187,11 +188,10 @@ static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 			if (!hdr || restarts >= L2ARC_SCAN_RESTARTS ||
 			    !l2arc_bulk_due(h))
 				continue;
-			arc_hdr_pin(arc, hdr);
-			prev = hdr->list.prev;
+			arc_cursor_set(arc, &cur, hdr);
 			l2arc_bulk_relax(lc, h);
 			hdr = l2arc_walk_resume(arc, hdr,
-						l2arc_walk_order[i].state, prev);
+						l2arc_walk_order[i].state, &cur);
 			if (!hdr) {
 				restarts++;
 				hdr = list_first_entry_or_null(head,
