@@ -70,6 +70,11 @@ static int parse_block_size(struct l2arc_table *t, const char *arg,
 		*error = "Block size out of range (8 to 2048 sectors)";
 		return -EINVAL;
 	}
+	/* a buffer is whole pages: 4 KiB blocks need 4 KiB pages */
+	if ((v << SECTOR_SHIFT) < PAGE_SIZE) {
+		*error = "Block size is smaller than a page";
+		return -EINVAL;
+	}
 	t->block_sectors = v;
 	return 0;
 }
