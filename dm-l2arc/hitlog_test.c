@@ -609,17 +609,14 @@ static void hitlog_test_take(struct kunit *test)
 	l2arc_unlock(lc);
 }
 
-/* The blocks of ARC list @id from its LRU end, at most @max, in @out. */
-static unsigned int hl_list_blocks(struct arc *arc, enum arc_list_id id,
-				   u64 *out, unsigned int max)
+/* T2's size, and its first blocks from the LRU end in @order (8). */
+static u64 hl_t2_order(struct arc *arc, u64 *order)
 {
-	struct arc_hdr *hdr;
-	unsigned int n = 0;
+	int i;
 
-	list_for_each_entry(hdr, &arc->lists[id], list)
-		if (n < max)
-			out[n++] = from_oblock(hdr->oblock);
-	return n;
+	for (i = 0; i < 8; i++)
+		order[i] = hl_list_block(arc, ARC_T2, i);
+	return arc_list_size(arc, ARC_T2);
 }
 
 /*
@@ -650,9 +647,9 @@ static void hitlog_test_walk_resume(struct kunit *test)
 	struct arc_hdr *hdr[2], *next, *other, *got;
 	struct l2arc_hitrec rec;
 	struct arc_cursor cur;
-	unsigned int n, i;
-	u64 order[8], b;
+	u64 order[8], b, n;
 	bool same_prev, logged;
+	unsigned int i;
 	int pass;
 
 	for (pass = 0; pass < 2; pass++)	/* T1, then T2 in block order */
@@ -664,7 +661,7 @@ static void hitlog_test_walk_resume(struct kunit *test)
 							read_nr[pass], &rec,
 							hdr));
 		l2arc_lock(lc);
-		n = hl_list_blocks(arc, ARC_T2, order, ARRAY_SIZE(order));
+		n = hl_t2_order(arc, order);
 		next = arc_lookup(arc, to_oblock(2));
 		other = arc_lookup(arc, to_oblock(6));
 		if (next && other) {
@@ -674,19 +671,19 @@ static void hitlog_test_walk_resume(struct kunit *test)
 		l2arc_unlock(lc);
 		/* no assertion from here until the cursor is given back */
 		KUNIT_ASSERT_TRUE(test, next && other);
-		KUNIT_EXPECT_EQ(test, n, 8U);
-		for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, n, 8ULL);
+		for (i = 0; i < ARRAY_SIZE(order); i++)
 			KUNIT_EXPECT_EQ(test, order[i], before[pass][i]);
 		logged = l2arc_hitlog_add(lc, &rec, hdr);
 		l2arc_lock(lc);		/* applies the read's hits */
-		n = hl_list_blocks(arc, ARC_T2, order, ARRAY_SIZE(order));
+		n = hl_t2_order(arc, order);
 		same_prev = next->list.prev == &arc_lookup(arc, to_oblock(1))->list;
 		got = l2arc_walk_resume(arc, next, ARC_MFU, &cur);
 		arc_hdr_unpin(arc, other);
 		l2arc_unlock(lc);
 		KUNIT_ASSERT_TRUE(test, logged);
-		KUNIT_EXPECT_EQ(test, n, 8U);
-		for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, n, 8ULL);
+		for (i = 0; i < ARRAY_SIZE(order); i++)
 			KUNIT_EXPECT_EQ(test, order[i], after[pass][i]);
 		KUNIT_EXPECT_TRUE(test, same_prev);
 		KUNIT_EXPECT_PTR_EQ(test, got, pass ? NULL : next);
