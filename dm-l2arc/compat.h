@@ -25,6 +25,17 @@
 #define L2ARC_OPEN_WRITE	FMODE_WRITE
 #endif
 
+/*
+ * When the block layer counts a bio-based driver's sectors (dm, md): at
+ * the bio's start before 6.3, at its end from then on (origin.c).  Of our
+ * two kernels, BLK_OPEN_WRITE (6.5) marks the newer.
+ */
+#ifdef BLK_OPEN_WRITE
+#define L2ARC_BIO_ACCT_AT_START	false
+#else
+#define L2ARC_BIO_ACCT_AT_START	true
+#endif
+
 #ifdef SHRINKER_ALLOCATED	/* 6.7 and later */
 
 /**

@@ -35,6 +35,7 @@
 #include "format.h"
 #include "hitlog.h"
 #include "l2index.h"
+#include "origin.h"
 #include "zfetch.h"
 
 struct l2arc_whatif;
@@ -100,6 +101,8 @@ struct l2arc_whatif;
  *                           L2 hits to the origin (0: never)
  * @L2ARC_P_WHATIF: l2arc_whatif, 0/1: new devices get the what-if
  *                  simulations (the table feature whatif overrides it)
+ * @L2ARC_P_ORIGIN_CHECK_MS: origin_check_ms, ms between two looks at the
+ *                           origin's write count (origin.c)
  * @L2ARC_P_NR: number of parameters
  */
 enum l2arc_param_id {
@@ -123,6 +126,7 @@ enum l2arc_param_id {
 	L2ARC_P_REBUILD_MIN_L2SIZE,
 	L2ARC_P_SLOW_BYPASS_PCT,
 	L2ARC_P_WHATIF,
+	L2ARC_P_ORIGIN_CHECK_MS,
 	L2ARC_P_NR,
 };
 
@@ -280,6 +284,9 @@ struct l2arc_table {
  *	l2_slow_bypass)
  * @L2ARC_STAT_LOCK_CONTENDED: takings of arc.lock that found it held and
  *	waited (row lock_contended)
+ * @L2ARC_STAT_ORIGIN_FOREIGN_WRITES: drops of everything cached: the
+ *	origin took writes that did not come through the device (row
+ *	origin_foreign_writes)
  * @L2ARC_STAT_NR: the number of counters
  *
  * All count blocks (one per block a bio touches) unless the name says
@@ -355,6 +362,7 @@ enum l2arc_stat {
 	L2ARC_STAT_ORIGIN_CHANGED_DROPS,
 	L2ARC_STAT_L2_SLOW_BYPASS,
 	L2ARC_STAT_LOCK_CONTENDED,
+	L2ARC_STAT_ORIGIN_FOREIGN_WRITES,
 	L2ARC_STAT_NR,
 };
 
@@ -535,6 +543,7 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
  * @l2: the cache device's slots and reads (l2.h)
  * @feed: the feed, the hand-off queue and the wear cap (feed.h)
  * @persist: the persistent L2ARC and the origin's claim (persist.h)
+ * @watch: the origin's writes by other devices (origin.h)
  * @whatif: the what-if simulations (whatif.h), or NULL when off
  *
  * @dwpd_tokens and @dwpd_at are changed by feeds only (@feed.mutex); the
@@ -570,6 +579,7 @@ struct l2arc_c {
 	struct l2arc_kstat kstat;
 	struct l2arc_feed feed;
 	struct l2arc_persist persist;
+	struct l2arc_watch watch;
 	struct l2arc_whatif *whatif;
 };
 

@@ -1354,6 +1354,8 @@ int l2arc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	if (io->tracked) {
 		l2arc_wr_exit(lc, &io->wr);
 		io->tracked = false;
+		if (*error == BLK_STS_OK)
+			l2arc_watch_done(lc, io->wr_sectors);
 	}
 	return DM_ENDIO_DONE;
 }

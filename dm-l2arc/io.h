@@ -208,6 +208,7 @@ struct l2arc_run {
  * @wr: a write's entry in the tree of writes in flight
  * @tracked: @wr is in the tree (a write, discard or write-zeroes with
  *           data); false for every other bio
+ * @wr_sectors: a tracked write's length, for l2arc_watch_done()
  * @pending: a read's parts not done yet (its own map's included)
  * @status: a read's first error
  * @waits: a read's blocks not served without the lock, from the first of
@@ -217,6 +218,7 @@ struct l2arc_run {
 struct l2arc_io {
 	struct l2arc_wrange wr;
 	bool tracked;
+	unsigned int wr_sectors;
 	atomic_t pending;
 	blk_status_t status;
 	struct l2arc_wait *waits;
@@ -268,6 +270,7 @@ extern const struct arc_ops l2arc_arc_ops;
 int l2arc_map(struct dm_target *ti, struct bio *bio);
 int l2arc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
 void l2arc_invalidate_all(struct l2arc_c *lc);
+void l2arc_invalidate_live(struct l2arc_c *lc);
 void l2arc_iopath_init(struct l2arc_c *lc);
 int l2arc_iopath_alloc(struct l2arc_c *lc, char **error);
 void l2arc_iopath_drain(struct l2arc_c *lc);

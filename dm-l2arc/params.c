@@ -65,6 +65,7 @@ static struct l2arc_param l2arc_params[L2ARC_P_NR] = {
 	  1ULL << 30, 0, U64_MAX),
 	P(L2ARC_P_SLOW_BYPASS_PCT, "l2arc_slow_bypass_pct", 200, 0, 100000),
 	P(L2ARC_P_WHATIF, "l2arc_whatif", 0, 0, 1),
+	P(L2ARC_P_ORIGIN_CHECK_MS, "origin_check_ms", 100, 10, 60000),
 };
 
 static u64 l2arc_param_max(const struct l2arc_param *p)
@@ -202,6 +203,10 @@ module_param_cb(l2arc_whatif, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_WHATIF], 0644);
 MODULE_PARM_DESC(l2arc_whatif,
 		 "1: new devices simulate their ARC and L2ARC at 1/8 to 8 times their sizes on a sample of their blocks, in /proc/dm-l2arc/dm-N/whatif (default 0; used at the next table load)");
+module_param_cb(origin_check_ms, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_ORIGIN_CHECK_MS], 0644);
+MODULE_PARM_DESC(origin_check_ms,
+		 "Milliseconds between two looks at each origin's write count: a write by another device is seen, and drops what the device cached, within this (default 100, range 10 to 60000; at the next look)");
 
 /**
  * l2arc_param() - the current module-wide value of a parameter

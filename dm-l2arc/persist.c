@@ -97,7 +97,8 @@
  *          (after its last write to the origin, and its flush)
  * @diskseq: the origin's disk sequence number then (a disk that took the
  *           device number since has another)
- * @writes: the origin's write and discard count then (l2arc_origin_mark())
+ * @writes: the origin's written and discarded sectors then, as the
+ *          suspend's last check of them took them (&l2arc_watch.mark)
  *
  * A table over the origin without this cache device (its cache device
  * "-", another one, or one without metadata), or a write with no table
@@ -132,17 +133,20 @@ static struct l2arc_owner *l2arc_owner_find(dev_t origin)
 	return NULL;
 }
 
-/*
- * What the block layer counts of the writes to @bdev: write and discard
- * requests and sectors, completed (a write with no table loaded moves it;
- * 0 on a driver that keeps no statistics, such as brd, or with
- * queue/iostats 0).
+/**
+ * l2arc_origin_sectors() - the sectors the block layer counted as
+ * written to and discarded from @bdev, by anyone
+ * @bdev: the origin
+ *
+ * Write-zeroes count as writes.  0 on a driver that keeps no statistics,
+ * such as brd, or with queue/iostats 0.
+ *
+ * Context: any.
+ * Return: sectors since the device appeared.
  */
-static u64 l2arc_origin_writes(struct block_device *bdev)
+u64 l2arc_origin_sectors(struct block_device *bdev)
 {
-	return part_stat_read(bdev, ios[STAT_WRITE]) +
-	       part_stat_read(bdev, sectors[STAT_WRITE]) +
-	       part_stat_read(bdev, ios[STAT_DISCARD]) +
+	return part_stat_read(bdev, sectors[STAT_WRITE]) +
 	       part_stat_read(bdev, sectors[STAT_DISCARD]);
 }
 
@@ -175,7 +179,7 @@ static const char *l2arc_origin_moved(struct l2arc_c *lc, u64 token,
 		why = "another table used the origin";
 	} else if (o->marked && o->diskseq != bdev->bd_disk->diskseq) {
 		why = "another disk under its device number (diskseq)";
-	} else if (o->marked && o->writes != l2arc_origin_writes(bdev)) {
+	} else if (o->marked && o->writes != l2arc_origin_sectors(bdev)) {
 		why = "written with no table loaded";
 	}
 	mutex_unlock(&l2arc_owners_mutex);
@@ -186,7 +190,8 @@ static const char *l2arc_origin_moved(struct l2arc_c *lc, u64 token,
  * l2arc_origin_claim() - this table is the origin's user now
  * @lc: the device
  * @mark: at a suspend: take the origin's diskseq and write count too
- *        (after the table's last write and flush)
+ *        (the count l2arc_watch_suspend() took, after the table's last
+ *        write and before its last check for other writers)
  *
  * Called at every resume of every table (before it takes I/O) with @mark
  * false, and at every suspend with @mark true.  The entry (once per
@@ -220,7 +225,7 @@ void l2arc_origin_claim(struct l2arc_c *lc, bool mark)
 	o->marked = mark;
 	if (mark) {
 		o->diskseq = bdev->bd_disk->diskseq;
-		o->writes = l2arc_origin_writes(bdev);
+		o->writes = lc->watch.mark;
 	}
 out:
 	mutex_unlock(&l2arc_owners_mutex);

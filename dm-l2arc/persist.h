@@ -129,6 +129,7 @@ int l2arc_origin_claim_init(struct l2arc_c *lc);
 void l2arc_origin_claim_exit(struct l2arc_c *lc);
 void l2arc_origin_uid(struct l2arc_c *lc);
 void l2arc_persist_module_exit(void);
+u64 l2arc_origin_sectors(struct block_device *bdev);
 int l2arc_log_write_dirty(struct l2arc_c *lc);
 
 #endif /* DM_L2ARC_PERSIST_H */

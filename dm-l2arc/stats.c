@@ -77,7 +77,7 @@ enum l2arc_row {
 	R_L2_REBUILD_ORIGIN_CHANGED, R_ORIGIN_CHANGED_DROPS,
 	/* ours, again */
 	R_L2_SLOW_BYPASS, R_L2_READ_LATENCY_US, R_ORIGIN_READ_LATENCY_US,
-	R_LOCK_CONTENDED,
+	R_LOCK_CONTENDED, R_ORIGIN_FOREIGN_WRITES,
 	R_NR,
 };
 
@@ -192,6 +192,7 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_L2_READ_LATENCY_US] = "l2_read_latency_us",
 	[R_ORIGIN_READ_LATENCY_US] = "origin_read_latency_us",
 	[R_LOCK_CONTENDED] = "lock_contended",
+	[R_ORIGIN_FOREIGN_WRITES] = "origin_foreign_writes",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -266,6 +267,7 @@ static const struct {
 	{ R_ORIGIN_CHANGED_DROPS, L2ARC_STAT_ORIGIN_CHANGED_DROPS },
 	{ R_L2_SLOW_BYPASS, L2ARC_STAT_L2_SLOW_BYPASS },
 	{ R_LOCK_CONTENDED, L2ARC_STAT_LOCK_CONTENDED },
+	{ R_ORIGIN_FOREIGN_WRITES, L2ARC_STAT_ORIGIN_FOREIGN_WRITES },
 };
 
 static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */

@@ -165,11 +165,13 @@ static void l2arc_dtr(struct dm_target *ti)
 	l2arc_whatif_destroy(lc->whatif);
 	l2arc_pool_exit(&lc->pool);
 	l2arc_feed_exit(lc);
+	l2arc_users_del(lc);	/* before its devices go */
 	if (lc->cache)
 		dm_put_device(ti, lc->cache);
 	if (lc->origin)
 		dm_put_device(ti, lc->origin);
 	l2arc_table_free(&lc->table);
+	l2arc_watch_exit(lc);
 	l2arc_origin_claim_exit(lc);
 	l2arc_hitlog_exit(&lc->hitlog);
 	free_percpu(lc->stats);
@@ -185,10 +187,9 @@ static int l2arc_get_devices(struct l2arc_c *lc, struct dm_target *ti)
 
 	r = dm_get_device(ti, t->origin_path, dm_table_get_mode(ti->table),
 			  &lc->origin);
-	if (r) {
-		ti->error = "Origin device lookup failed";
-		return r;
-	}
+	if (r)
+		return l2arc_check_holders(lc, NULL, "Origin device",
+					   t->origin_path, r, &ti->error);
 	/* a table over itself would send every bio back to itself */
 	if (lc->origin->bdev->bd_dev == self) {
 		ti->error = "Origin device is this device";
@@ -203,10 +204,9 @@ static int l2arc_get_devices(struct l2arc_c *lc, struct dm_target *ti)
 		r = dm_get_device(ti, t->cache_path,
 				  dm_table_get_mode(ti->table) | L2ARC_OPEN_WRITE,
 				  &lc->cache);
-		if (r) {
-			ti->error = "Cache device lookup failed";
-			return r;
-		}
+		if (r)
+			return l2arc_check_holders(lc, NULL, "Cache device",
+						   t->cache_path, r, &ti->error);
 		if (lc->cache->bdev->bd_dev == self) {
 			ti->error = "Cache device is this device";
 			return -EINVAL;
@@ -226,6 +226,16 @@ static int l2arc_get_devices(struct l2arc_c *lc, struct dm_target *ti)
 		}
 	}
 
+	/* another mapped device over either: a second writer (origin.c) */
+	r = l2arc_check_holders(lc, lc->origin, "Origin device", NULL, 0,
+				&ti->error);
+	if (!r && lc->cache)
+		r = l2arc_check_holders(lc, lc->cache, "Cache device", NULL, 0,
+					&ti->error);
+	if (!r)
+		r = l2arc_users_add(lc, &ti->error);
+	if (r)
+		return r;
 	if (ti->len > bdev_nr_sectors(lc->origin->bdev)) {
 		ti->error = "Length exceeds the origin device";
 		return -EINVAL;
@@ -271,6 +281,7 @@ static struct l2arc_c *l2arc_ctx_new(struct dm_target *ti)
 	INIT_LIST_HEAD(&lc->kstat.node);
 	mutex_init(&lc->feed.mutex);
 	l2arc_iopath_init(lc);
+	l2arc_watch_setup(lc);
 	l2arc_pool_init(&lc->pool, 1);
 	INIT_LIST_HEAD(&lc->l2.reads);
 	init_waitqueue_head(&lc->l2.read_wait);
@@ -339,6 +350,8 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	lc->nr_blocks = ti->len >> lc->block_shift;
 	r = l2arc_origin_claim_init(lc);
+	if (!r)
+		r = l2arc_watch_init(lc);
 	if (r) {
 		ti->error = "Cannot allocate the origin's claim";
 		goto bad;
@@ -396,6 +409,7 @@ static void l2arc_postsuspend(struct dm_target *ti)
 
 	l2arc_feed_stop(lc);
 	l2arc_iopath_drain(lc);
+	l2arc_watch_suspend(lc);
 	l2arc_persist_suspend(lc);
 	l2arc_stats_unregister(lc);
 }
@@ -433,6 +447,7 @@ static int l2arc_preresume(struct dm_target *ti)
 		l2arc_origin_moved_drop(lc, why);
 	memalloc_noio_restore(noio);
 	l2arc_persist_resume(lc);
+	l2arc_watch_resume(lc);
 	return 0;
 }
 

@@ -247,6 +247,33 @@ void l2arc_invalidate_all(struct l2arc_c *lc)
 }
 
 /**
+ * l2arc_invalidate_live() - drop every cached copy of every block (ARC,
+ * L2, the hand-off queue, feed writes in flight) while the device takes I/O
+ * @lc: the device, resumed
+ *
+ * As a write of the whole device would (l2arc_write_begin()): the range
+ * is entered in the tree of writes in flight first, so a read that takes
+ * the lock meanwhile goes around the ARC and no fill starts, and a fill
+ * in flight is detached and installs nothing.  For an origin that took a
+ * write that did not come through the device (origin.c).
+ *
+ * Context: process context, may sleep; takes arc.lock.
+ */
+void l2arc_invalidate_live(struct l2arc_c *lc)
+{
+	struct l2arc_wrange wr = { .start = 0, .last = lc->nr_blocks - 1 };
+	struct l2arc_hold h;
+
+	l2arc_bulk_lock(lc, &h);
+	l2arc_wr_enter(lc, &wr);
+	if (unlikely(lc->persist.rebuilding))
+		l2arc_rebuild_note_write(lc, wr.start, wr.last);
+	l2arc_invalidate_range(lc, &h, 0, lc->nr_blocks);
+	l2arc_bulk_unlock(lc, &h);
+	l2arc_wr_exit(lc, &wr);
+}
+
+/**
  * l2arc_write_begin() - a write, discard or write-zeroes is about to go to
  * the origin: enter it in the tree of writes in flight, then drop its
  * blocks' cached copies
@@ -272,6 +299,13 @@ void l2arc_write_begin(struct l2arc_c *lc, struct bio *bio,
 	l2arc_bulk_lock(lc, &h);
 	l2arc_wr_enter(lc, &io->wr);
 	io->tracked = true;
+	io->wr_sectors = bio_sectors(bio);
+	l2arc_watch_sent(lc, io->wr_sectors);
+	/*
+	 * Counted before the origin counts it: pairs with the smp_rmb() of
+	 * the check, which reads the origin's count first (origin.c)
+	 */
+	smp_wmb();
 	if (unlikely(lc->persist.rebuilding))
 		l2arc_rebuild_note_write(lc, io->wr.start, io->wr.last);
 	dropped = l2arc_invalidate_range(lc, &h, io->wr.start, nr);

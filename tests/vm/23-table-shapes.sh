@@ -73,6 +73,7 @@ expect_rows /proc/dm-l2arc/dm-$m/arcstats demand_data_misses=3 l2_ndev=1
 expect_rows /proc/dm-l2arc/dm-$m+65536/arcstats demand_data_misses=5 l2_ndev=0
 ls /proc/dm-l2arc
 "$L2ARC_TOP/scripts/l2arcstat" -d l2cat 2>&1 | head -n 5
+dm_remove l2cat	# it holds ram3, which a table below takes
 
 # ---- queue limits
 for b in 8 256; do

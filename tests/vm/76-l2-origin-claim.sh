@@ -10,8 +10,8 @@
 # /sys/block, which brd does not); device "p" over "o", cache device
 # /dev/ram1 (4 KiB blocks, arc_max 4 MiB, feeds by message), the set
 # warmed onto L2 (2,048 blocks), then:
-#  a. p suspended; "q" created over "o" with no cache device, block 5
-#     written through it (O_DIRECT, then fsync), q removed; p resumed:
+#  a. p suspended; "q" created over "o" (a dm-linear: an l2arc table
+#     there is refused while p holds "o"), block 5 written through it (O_DIRECT, then fsync), q removed; p resumed:
 #     p drops its ARC and L2ARC (origin_changed_drops 1, l2_size 0, a
 #     kernel log line), block 5 reads the new data; p removed (clean)
 #     and created again: the log it left holds nothing of the old set
@@ -68,7 +68,7 @@ warm
 
 # ---- a. another table wrote while p was suspended
 dmsetup suspend p
-dmsetup create q --table "0 $osz l2arc /dev/mapper/o - 8 2 arc_max 4194304"
+dmsetup create q --table "0 $osz linear /dev/mapper/o 0"
 new_block 5 /dev/mapper/q
 dmsetup remove q
 dmesg -C
