@@ -422,11 +422,16 @@ static void whatif_replay(struct l2arc_whatif *wi, u32 n)
 }
 
 /**
- * l2arc_whatif_sync() - replay every logged event into the miniatures
+ * l2arc_whatif_sync() - replay the events logged so far into the
+ * miniatures
  * @wi: the simulations
  *
  * Run by the work item the log queues when it is 1/8 full, and
- * before the counters are read or reset.
+ * before the counters are read or reset.  One swap of the log: the
+ * events logged before the call, and none logged while it replays them,
+ * so that a reader of the counters (or a management message) waits for
+ * at most one log's worth, never for the I/O load (which queues the work
+ * item again).
  *
  * Context: process context, may sleep; takes @wi->lock.
  */
@@ -435,16 +440,14 @@ void l2arc_whatif_sync(struct l2arc_whatif *wi)
 	u32 n;
 
 	mutex_lock(&wi->lock);
-	do {
-		spin_lock_irq(&wi->log_lock);
-		n = wi->nlog;
-		swap(wi->log, wi->batch);
-		wi->nlog = 0;
-		wi->dropped += wi->log_dropped;
-		wi->log_dropped = 0;
-		spin_unlock_irq(&wi->log_lock);
-		whatif_replay(wi, n);
-	} while (n);
+	spin_lock_irq(&wi->log_lock);
+	n = wi->nlog;
+	swap(wi->log, wi->batch);
+	wi->nlog = 0;
+	wi->dropped += wi->log_dropped;
+	wi->log_dropped = 0;
+	spin_unlock_irq(&wi->log_lock);
+	whatif_replay(wi, n);
 	mutex_unlock(&wi->lock);
 }
 
