@@ -122,6 +122,7 @@ read_pass "(b) pass 2"
 ((pass_ob >= missed * 4096)) ||
 	die "(b) pass 2 read $pass_ob bytes at the origin, less than the $missed missed blocks"
 dm_remove l2h
+dm_remove l2c	# it holds ram1, which (c) takes as the cache device
 
 # ---- (c) drop_caches empties the queue
 echo $((512 << 20)) >$P/l2arc_handoff_max

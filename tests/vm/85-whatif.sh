@@ -135,15 +135,19 @@ expect_ctr_error() {
 echo "(1) control"
 dm_create wi_c1 "0 $((2048 * 8)) linear /dev/ram0 0"
 L="0 $osz l2arc $O"
-dm_create wi_a "$L - 8"
+# the devices live at once each over an origin of its own: a ctr refuses
+# an origin that another device holds
+for n in a b off on p0 p1; do dm_create wi_z$n "0 $osz zero"; done
+Lz() { echo "0 $osz l2arc /dev/mapper/wi_z$1"; }
+dm_create wi_a "$(Lz a) - 8"
 layout "$(wsnap wi_a)" 65536 0
-dm_create wi_b "$L /dev/mapper/wi_c1 8"
+dm_create wi_b "$(Lz b) /dev/mapper/wi_c1 8"
 layout "$(wsnap wi_b)" 65536 2048
 dm_remove wi_b
-dm_create wi_off "$L - 8 2 whatif 0"
+dm_create wi_off "$(Lz off) - 8 2 whatif 0"
 f=$(wsnap wi_off)
 assert_eq "an off device's whatif file" "whatif 0" "$(awk '{ $1 = $1; print }' "$f")"
-assert_eq "table echo" "0 $osz l2arc $(dmsetup info -c --noheadings -o major,minor wi_zero | tr -d ' ') - 8 2 whatif 0" \
+assert_eq "table echo" "0 $osz l2arc $(dmsetup info -c --noheadings -o major,minor wi_zoff | tr -d ' ') - 8 2 whatif 0" \
 	"$(dmsetup table wi_off)"
 k0=$(kmark)
 err=$(dmsetup message wi_off 0 whatif_reset 2>&1) && die "whatif_reset on an off device succeeded"
@@ -151,13 +155,13 @@ err=$(dmsetup message wi_off 0 whatif_reset 2>&1) && die "whatif_reset on an off
 klog=$(klog_since "$k0")
 grep -q "whatif is off" <<<"$klog" || die "no 'whatif is off' in the kernel log"
 dmsetup message wi_off 0 clear_stats
-dm_create wi_on "$L - 8 2 whatif 1"
+dm_create wi_on "$(Lz on) - 8 2 whatif 1"
 assert_eq "whatif 1" 1 "$(wval "$(wfile wi_on)" whatif)"
 # the module parameter: read at table load only
 echo 0 >$P/l2arc_whatif
-dm_create wi_p0 "$L - 8"
+dm_create wi_p0 "$(Lz p0) - 8"
 assert_eq "a device loaded with l2arc_whatif 0" "whatif 0" "$(awk '{ $1 = $1; print }' "$(wfile wi_p0)")"
-dm_create wi_p1 "$L - 8 2 whatif 1"
+dm_create wi_p1 "$(Lz p1) - 8 2 whatif 1"
 assert_eq "whatif 1 under l2arc_whatif 0" 1 "$(wval "$(wfile wi_p1)" whatif)"
 assert_eq "wi_a, loaded before the change" 1 "$(wval "$(wfile wi_a)" whatif)"
 echo 2 >$P/l2arc_whatif 2>/dev/null && die "l2arc_whatif 2 accepted"
