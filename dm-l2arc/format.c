@@ -163,8 +163,9 @@ enum l2arc_dh_verdict l2arc_dh_decode(struct l2arc_dev_hdr *dh,
 	    le64_to_cpu(dh->nr_slots) != want->nr_slots ||
 	    le64_to_cpu(dh->hand) > want->nr_slots)
 		return L2ARC_DH_GEOMETRY;
-	if (le64_to_cpu(dh->target_len) != want->target_len ||
-	    le64_to_cpu(dh->origin_sectors) != want->origin_sectors ||
+	/* a grown origin or target is the same origin: its log still holds */
+	if (le64_to_cpu(dh->target_len) > want->target_len ||
+	    le64_to_cpu(dh->origin_sectors) > want->origin_sectors ||
 	    le64_to_cpu(dh->origin_dev) != want->origin_dev)
 		return L2ARC_DH_OTHER_ORIGIN;
 	if (uid_len > L2ARC_UID_BYTES)

@@ -220,8 +220,9 @@ struct l2arc_dh_life {
  * @L2ARC_DH_UNSUPPORTED: another format version
  * @L2ARC_DH_GEOMETRY: another block size or cache device size, or a hand
  *                     beyond the slots
- * @L2ARC_DH_OTHER_ORIGIN: another origin device number or size, or
- *                         another target length
+ * @L2ARC_DH_OTHER_ORIGIN: another origin device number, or an origin or
+ *                         a target length smaller than the header's (a
+ *                         larger one is the same origin, grown)
  * @L2ARC_DH_OTHER_UID: the origin's unique id differs
  * @L2ARC_DH_UNCLEAN: state "in use" (a crash) or unknown
  * @L2ARC_DH_INCOMPAT: this version, but an incompatible feature this

@@ -140,6 +140,14 @@ static void format_test_dh_decode(struct kunit *test)
 	dh = format_test_dh(test);
 	dh->origin_sectors = cpu_to_le64(w->origin_sectors * 2);
 	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_OTHER_ORIGIN);
+	dh = format_test_dh(test);
+	dh->target_len = cpu_to_le64(w->target_len + 8);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_OTHER_ORIGIN);
+	/* grown since: the origin and the target were smaller */
+	dh = format_test_dh(test);
+	dh->origin_sectors = cpu_to_le64(w->origin_sectors / 2);
+	dh->target_len = cpu_to_le64(w->target_len / 2);
+	KUNIT_EXPECT_EQ(test, format_test_reseal(dh, w), L2ARC_DH_OK);
 
 	/* another disk's unique id; an id longer than the field */
 	dh = format_test_dh(test);

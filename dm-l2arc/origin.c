@@ -412,7 +412,9 @@ void l2arc_watch_resume(struct l2arc_c *lc)
 	w->base_done = l2arc_watch_sum(w->done);
 	w->holders = READ_ONCE(bdev->bd_holders);
 	w->counting = true;
-	if (!blk_queue_io_stat(bdev_get_queue(bdev)) && !w->nostats_warned) {
+	/* blk-mq honours queue/iostats; a bio-based driver may count anyway */
+	if (queue_is_mq(bdev_get_queue(bdev)) &&
+	    !blk_queue_io_stat(bdev_get_queue(bdev)) && !w->nostats_warned) {
 		w->nostats_warned = true;
 		DMWARN("%s: origin has no I/O statistics: writes by other devices unseen",
 		       lc->name);

@@ -41,8 +41,9 @@
  *
  * A rebuild needs a header with the magic, version 2 and no unknown
  * incompatible feature (else l2_rebuild_unsupported), a good crc32c and
- * the same block size, device size, target length, origin size and origin
- * device number (else l2_rebuild_dh_errors, with a log line), state
+ * the same block size, device size and origin device number, an origin
+ * size and a target length no smaller than its own (a grown one is kept:
+ * l2arc_rebuild_grown()) (else l2_rebuild_dh_errors, with a log line), state
  * "clean" (else l2_rebuild_unclean), and l2arc_rebuild (the table's, else
  * the module's l2arc_rebuild_enabled) on.  Each log block needs the magic,
  * the header's guid and its own index (else it was never written since the
@@ -427,6 +428,8 @@ static u64 l2arc_fp_mix(u64 guid, unsigned int i)
  * last MiB and of %L2ARC_FP_SPREAD 4 KiB blocks placed by @guid
  * @lc: the device
  * @guid: the log's guid (the same blocks at the suspend and the rebuild)
+ * @len: the target's length, sectors, when the fingerprint was taken (the
+ *       header's at a rebuild: a target grown since reads the same blocks)
  * @fp: set to the fingerprint: crc32 (IEEE) of those bytes in the high
  *      32 bits, crc32c in the low 32
  *
@@ -448,11 +451,11 @@ static u64 l2arc_fp_mix(u64 guid, unsigned int i)
  * Context: process context, may sleep; feed.mutex held.
  * Return: 0, or the error of a failed read.
  */
-static int l2arc_origin_fingerprint(struct l2arc_c *lc, u64 guid, u64 *fp)
+static int l2arc_origin_fingerprint(struct l2arc_c *lc, u64 guid,
+				    sector_t len, u64 *fp)
 {
 	struct block_device *bdev = lc->origin->bdev;
-	sector_t len = lc->ti->len, edge = min_t(sector_t, len,
-						 L2ARC_FP_EDGE_SECTORS);
+	sector_t edge = min_t(sector_t, len, L2ARC_FP_EDGE_SECTORS);
 	sector_t edges[2] = { 0, len - edge }, spread[L2ARC_FP_SPREAD];
 	void *buf = lc->persist.meta_buf;
 	size_t bytes = L2ARC_FP_SPREAD * 8 << SECTOR_SHIFT;
@@ -901,7 +904,7 @@ static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh,
 		return "another block size or cache device size";
 	case L2ARC_DH_OTHER_ORIGIN:
 		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_DH_ERRORS);
-		return "another origin (device number or size) or target length";
+		return "another origin (device number), or a smaller origin or target length";
 	case L2ARC_DH_OTHER_UID:
 		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED);
 		*origin = true;
@@ -1077,6 +1080,20 @@ static void l2arc_start_empty(struct l2arc_c *lc)
 }
 
 /*
+ * A log written over a smaller origin or target (the disk grew, and the
+ * table with it): kept, with a log line that says what grew.  @olen and
+ * @osz: the header's target length and origin size, sectors.
+ */
+static void l2arc_rebuild_grown(struct l2arc_c *lc, u64 olen, u64 osz)
+{
+	u64 nsz = bdev_nr_sectors(lc->origin->bdev);
+
+	if (olen != lc->ti->len || osz != nsz)
+		DMINFO("%s: origin size %llu -> %llu sectors, target length %llu -> %llu: kept",
+		       lc->name, osz, nsz, olen, (u64)lc->ti->len);
+}
+
+/*
  * The first resume with metadata: read the header; from a clean, matching
  * one, take the write hand and set the rebuild of the log going
  * (l2arc_rebuild_run()), else start empty.  feed.mutex held.
@@ -1087,6 +1104,7 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 	bool want = lc->table.rebuild_set ? lc->table.rebuild :
 		    l2arc_param(L2ARC_P_REBUILD_ENABLED);
 	u64 t0 = ktime_get_ns(), guid, generation, hand, laps, fp, now;
+	u64 olen, osz;
 	bool origin = false;
 	const char *why;
 
@@ -1112,8 +1130,11 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 	hand = le64_to_cpu(dh->hand);
 	laps = le64_to_cpu(dh->laps);
 	fp = le64_to_cpu(dh->origin_fp);
+	/* the fingerprint's reads overwrite the header's buffer */
+	olen = le64_to_cpu(dh->target_len);
+	osz = le64_to_cpu(dh->origin_sectors);
 	why = "cannot read the origin's fingerprint blocks";
-	if (!l2arc_origin_fingerprint(lc, guid, &now))
+	if (!l2arc_origin_fingerprint(lc, guid, olen, &now))
 		why = now == fp ? NULL :
 		      "its first or last MiB, or a fingerprint block, differs";
 	if (why) {
@@ -1121,6 +1142,7 @@ static void l2arc_rebuild(struct l2arc_c *lc)
 		origin = true;
 		goto empty;
 	}
+	l2arc_rebuild_grown(lc, olen, osz);
 	lc->persist.guid = guid;
 	lc->persist.generation = generation;
 	l2arc_lock(lc);
@@ -1402,7 +1424,8 @@ void l2arc_persist_suspend(struct l2arc_c *lc)
 			what = "flush the origin";
 	}
 	if (!r) {
-		r = l2arc_origin_fingerprint(lc, lc->persist.guid, &fp);
+		r = l2arc_origin_fingerprint(lc, lc->persist.guid, lc->ti->len,
+					     &fp);
 		if (r)
 			what = "read the origin's fingerprint blocks";
 	}
