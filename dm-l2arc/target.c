@@ -154,6 +154,7 @@ static void l2arc_dtr(struct dm_target *ti)
 	if (!lc)
 		return;
 	l2arc_stats_unregister(lc);
+	l2arc_watch_exit(lc);	/* its check may drop the ARC: first */
 	l2arc_feed_stop(lc);
 	l2arc_iopath_drain(lc);
 	if (lc->arc_ready)
@@ -171,7 +172,6 @@ static void l2arc_dtr(struct dm_target *ti)
 	if (lc->origin)
 		dm_put_device(ti, lc->origin);
 	l2arc_table_free(&lc->table);
-	l2arc_watch_exit(lc);
 	l2arc_origin_claim_exit(lc);
 	l2arc_hitlog_exit(&lc->hitlog);
 	free_percpu(lc->stats);

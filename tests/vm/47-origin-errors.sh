@@ -26,8 +26,9 @@ dd if=/dev/urandom of=/dev/ram0 bs=1M count=64 oflag=direct status=none
 dm_create oe "0 64 linear /dev/ram0 0
 64 8 error
 72 $((len - 72)) linear /dev/ram0 72"
-dm_create oed "0 $len delay /dev/mapper/oe 0 $HOLD_MS"
+# l2e before oed: its ctr refuses an origin that another dm device holds
 dm_create l2e "0 $len l2arc /dev/mapper/oe - 256 4 arc_max 16777216 prefetch_disable 1"
+dm_create oed "0 $len delay /dev/mapper/oe 0 $HOLD_MS"
 dev=/dev/mapper/l2e
 proc=$(proc_of l2e)
 

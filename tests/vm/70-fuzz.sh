@@ -13,7 +13,7 @@
 #   scripts/vm-run -k 6.1 -t 900 /bin/bash -c \
 #     'L2ARC_FUZZ_SEED=<seed> tests/vm/runner-guest fuzz'
 # Devices: brd RAM disks /dev/ram0 (origin) and /dev/ram1 (cache device)
-# for the lines; a 64 KiB dm-linear over /dev/ram1 (16 blocks of 4 KiB,
+# for the lines; a 64 KiB dm-linear over /dev/ram4 (16 blocks of 4 KiB,
 # too small for larger blocks), a read-only dm-linear, /tmp (a
 # directory), /tmp/fz-file, /dev/null, missing paths and the loaded device
 # itself as bad devices; /dev/ram2 and /dev/ram3 under the live device.
@@ -30,10 +30,12 @@ P=/sys/module/dm_l2arc/parameters
 for f in "$P"/*; do
 	add_cleanup eval "echo $(cat "$f") >$f"
 done
-mk_brd 4 64
+mk_brd 5 64
 : >/tmp/fz-file
-dm_create fzsmall "0 128 linear /dev/ram1 0"
-dmsetup create fzro --readonly --table "0 2048 linear /dev/ram1 4096"
+# over ram4: a dm device that holds ram1 would make every table on ram1
+# refused ("Cache device is in use by ...")
+dm_create fzsmall "0 128 linear /dev/ram4 0"
+dmsetup create fzro --readonly --table "0 2048 linear /dev/ram4 4096"
 add_cleanup dm_remove fzro
 dmsetup create fz --notable
 dmsetup mknodes fz
