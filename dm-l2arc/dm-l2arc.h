@@ -630,6 +630,36 @@ static inline u64 l2arc_stat_read(struct l2arc_c *lc, enum l2arc_stat i)
 	return sum - READ_ONCE(lc->stat_base[i]);
 }
 
+/**
+ * l2arc_watch_sent() - a write of @sectors is about to go to the origin
+ * @lc: the device
+ * @sectors: its length
+ *
+ * Counted here for an origin that counts a bio when it starts (origin.c).
+ *
+ * Context: any (the map).
+ */
+static inline void l2arc_watch_sent(struct l2arc_c *lc, unsigned int sectors)
+{
+	if (lc->watch.at_start)
+		this_cpu_add(*lc->watch.ours, sectors);
+}
+
+/**
+ * l2arc_watch_done() - a write of @sectors to the origin completed
+ * @lc: the device
+ * @sectors: its length
+ *
+ * Counted here for an origin that counts a bio when it completes.
+ *
+ * Context: any, hard interrupt context included (end_io).
+ */
+static inline void l2arc_watch_done(struct l2arc_c *lc, unsigned int sectors)
+{
+	if (!lc->watch.at_start)
+		this_cpu_add(*lc->watch.ours, sectors);
+}
+
 void l2arc_stat_read_all(struct l2arc_c *lc, u64 *v);
 void l2arc_stat_clear(struct l2arc_c *lc);
 

@@ -40,9 +40,9 @@
  *
  * When the origin counts: a bio-based driver before Linux 6.3
  * (device-mapper, md) adds a bio's sectors when it starts, after this
- * target's map counted it in @sent; every other driver, and every driver
+ * target's map counted it in @ours; every other driver, and every driver
  * from 6.3 on, when it completes, before the completion reaches this
- * target's end_io, which counts it in @done.  So in either case the
+ * target's end_io, which counts it in @ours there.  So in either case the
  * origin's count of this table's writes never runs ahead of the matching
  * count of ours, except for a completion caught between the two counts;
  * a surplus is looked at again 1 ms later before it is believed.
@@ -259,21 +259,17 @@ static u64 l2arc_watch_sum(u64 __percpu *c)
 
 /*
  * Sectors the origin counted since the base that this table did not
- * send, 0 when none; *@o and *@ours get the two counts read.
+ * send, 0 when none; *@o and *@ours get the two counts since the base.
  */
 static u64 l2arc_watch_excess(struct l2arc_c *lc, u64 *o, u64 *ours)
 {
 	struct l2arc_watch *w = &lc->watch;
 
-	*o = l2arc_origin_sectors(lc->origin->bdev);
+	*o = l2arc_origin_sectors(lc->origin->bdev) - w->base_origin;
 	/* the origin's count first: ours ran ahead of it (see the top) */
 	smp_rmb();
-	*ours = l2arc_watch_sum(w->at_start ? w->sent : w->done);
-	if (*o - w->base_origin <= *ours - (w->at_start ? w->base_sent :
-							   w->base_done))
-		return 0;
-	return (*o - w->base_origin) -
-	       (*ours - (w->at_start ? w->base_sent : w->base_done));
+	*ours = l2arc_watch_sum(w->ours) - w->base_ours;
+	return *o > *ours ? *o - *ours : 0;
 }
 
 /* A new holder of the origin: said once per holder added. */
@@ -293,16 +289,17 @@ static void l2arc_watch_holders(struct l2arc_c *lc)
 	lc->watch.holders = h;
 }
 
-/*
- * Drop everything cached of an origin that took a write that did not
- * come through the target.  @live: the device takes I/O (the check's work
- * item); else it is suspended, its I/O drained (postsuspend).
+/**
+ * l2arc_drop_cached() - drop everything a device cached of its origin:
+ * the ARC, the hand-off queue, the slot table, and the log (a new guid)
+ * @lc: the device
+ * @live: it takes I/O (the check's work item); else it is suspended, its
+ *	I/O drained (a resume, a postsuspend)
+ *
+ * Context: process context, may sleep; feed.mutex not held.
  */
-static void l2arc_watch_drop(struct l2arc_c *lc, u64 sectors, bool live)
+void l2arc_drop_cached(struct l2arc_c *lc, bool live)
 {
-	DMWARN_LIMIT("%s: %llu sectors written to the origin by another device: cache dropped",
-		     lc->name, sectors);
-	l2arc_stat_inc(lc, L2ARC_STAT_ORIGIN_FOREIGN_WRITES);
 	if (live) {
 		l2arc_invalidate_live(lc);
 	} else {
@@ -311,6 +308,15 @@ static void l2arc_watch_drop(struct l2arc_c *lc, u64 sectors, bool live)
 		l2arc_invalidate_all(lc);
 	}
 	l2arc_persist_forget(lc);
+}
+
+/* An origin that took a write that did not come through the target. */
+static void l2arc_watch_drop(struct l2arc_c *lc, u64 sectors, bool live)
+{
+	DMWARN_LIMIT("%s: %llu sectors written to the origin by another device: cache dropped",
+		     lc->name, sectors);
+	l2arc_stat_inc(lc, L2ARC_STAT_ORIGIN_FOREIGN_WRITES);
+	l2arc_drop_cached(lc, live);
 }
 
 /*
@@ -369,9 +375,8 @@ int l2arc_watch_init(struct l2arc_c *lc)
 {
 	struct request_queue *q = bdev_get_queue(lc->origin->bdev);
 
-	lc->watch.sent = alloc_percpu(u64);
-	lc->watch.done = alloc_percpu(u64);
-	if (!lc->watch.sent || !lc->watch.done)
+	lc->watch.ours = alloc_percpu(u64);
+	if (!lc->watch.ours)
 		return -ENOMEM;
 	lc->watch.at_start = !queue_is_mq(q) && L2ARC_BIO_ACCT_AT_START;
 	return 0;
@@ -385,10 +390,8 @@ void l2arc_watch_exit(struct l2arc_c *lc)
 {
 	WRITE_ONCE(lc->watch.active, false);
 	cancel_delayed_work_sync(&lc->watch.work);
-	free_percpu(lc->watch.sent);
-	free_percpu(lc->watch.done);
-	lc->watch.sent = NULL;
-	lc->watch.done = NULL;
+	free_percpu(lc->watch.ours);
+	lc->watch.ours = NULL;
 }
 
 /**
@@ -408,8 +411,7 @@ void l2arc_watch_resume(struct l2arc_c *lc)
 	struct block_device *bdev = lc->origin->bdev;
 
 	w->base_origin = l2arc_origin_sectors(bdev);
-	w->base_sent = l2arc_watch_sum(w->sent);
-	w->base_done = l2arc_watch_sum(w->done);
+	w->base_ours = l2arc_watch_sum(w->ours);
 	w->holders = READ_ONCE(bdev->bd_holders);
 	w->counting = true;
 	/* blk-mq honours queue/iostats; a bio-based driver may count anyway */

@@ -20,13 +20,13 @@ struct dm_dev;
  * @user: link in the list of every target's devices (l2arc_users_add())
  * @work: the check (l2arc_watch_check()), every origin_check_ms ms while
  *	the device is resumed
- * @sent: sectors of the writes, discards and write-zeroes this table sent
- *	to the origin, counted in the map before the bio goes on (per CPU)
- * @done: the same, counted at their completion (l2arc_end_io(), per CPU)
+ * @ours: sectors of the writes, discards and write-zeroes this table sent
+ *	to the origin, counted where the origin counts them (@at_start: in
+ *	the map, before the bio goes on; else at a successful completion,
+ *	l2arc_end_io()); per CPU
  * @base_origin: the origin's written and discarded sectors (its
- *	/sys/block statistics) at the resume, or at the last drop
- * @base_sent: the sum of @sent then
- * @base_done: the sum of @done then
+ *	/sys/block statistics) at the resume, less the foreign ones seen
+ * @base_ours: the sum of @ours at the resume
  * @mark: the origin's sectors at the suspend's last check, which the
  *	claim keeps (l2arc_origin_claim()): a write after it is seen by the
  *	next resume or rebuild
@@ -41,16 +41,14 @@ struct dm_dev;
  *
  * Locking: @base_*, @holders and @mark are written by the check (the work
  * item, or the postsuspend with the work cancelled) and the resume, never
- * at once; @sent and @done from any context.
+ * at once; @ours from any context.
  */
 struct l2arc_watch {
 	struct list_head user;
 	struct delayed_work work;
-	u64 __percpu *sent;
-	u64 __percpu *done;
+	u64 __percpu *ours;
 	u64 base_origin;
-	u64 base_sent;
-	u64 base_done;
+	u64 base_ours;
 	u64 mark;
 	int holders;
 	bool at_start;
@@ -64,28 +62,11 @@ int l2arc_watch_init(struct l2arc_c *lc);
 void l2arc_watch_exit(struct l2arc_c *lc);
 void l2arc_watch_resume(struct l2arc_c *lc);
 void l2arc_watch_suspend(struct l2arc_c *lc);
+void l2arc_drop_cached(struct l2arc_c *lc, bool live);
 int l2arc_users_add(struct l2arc_c *lc, char **error);
 void l2arc_users_del(struct l2arc_c *lc);
 int l2arc_check_holders(struct l2arc_c *lc, struct dm_dev *dev,
 			const char *what, const char *path, int open_error,
 			char **error);
-
-/**
- * l2arc_watch_sent() - a write of @sectors is about to go to the origin
- * @lc: the device
- * @sectors: its length
- *
- * Context: any (the map).
- */
-#define l2arc_watch_sent(lc, sectors)	this_cpu_add(*(lc)->watch.sent, (sectors))
-
-/**
- * l2arc_watch_done() - a write of @sectors to the origin completed
- * @lc: the device
- * @sectors: its length
- *
- * Context: any, hard interrupt context included (end_io).
- */
-#define l2arc_watch_done(lc, sectors)	this_cpu_add(*(lc)->watch.done, (sectors))
 
 #endif /* DM_L2ARC_ORIGIN_H */

@@ -419,13 +419,10 @@ static void l2arc_origin_moved_drop(struct l2arc_c *lc, const char *why)
 {
 	DMWARN("%s: the origin changed while suspended: %s: the ARC and the L2ARC start empty",
 	       lc->name, why);
-	if (lc->cache)
-		l2arc_handoff_drop(lc);
-	l2arc_invalidate_all(lc);
 	l2arc_lock(lc);
 	l2arc_stat_inc(lc, L2ARC_STAT_ORIGIN_CHANGED_DROPS);
 	l2arc_unlock(lc);
-	l2arc_persist_forget(lc);
+	l2arc_drop_cached(lc, false);
 }
 
 /*
