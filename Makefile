@@ -16,7 +16,8 @@
 #   make lint            checkpatch --strict and sparse on both kernels
 #   make tools           build/tools/replay (trace replayer for the VM tests)
 #   make install         l2arcsetup, l2arcstat, dm-l2arc.service, /etc/l2arctab,
-#                        61-dm-l2arc-origin.rules (PREFIX=/usr/local,
+#                        66-dm-l2arc-origin.rules, an initramfs-tools hook
+#                        (PREFIX=/usr/local,
 #                        SYSCONFDIR=/etc, UDEVRULESDIR=/etc/udev/rules.d
 #                        for PREFIX=/usr/local, else $(PREFIX)/lib/udev/rules.d,
 #                        DESTDIR for packages; the module
@@ -42,6 +43,8 @@ DOCDIR ?= $(PREFIX)/share/doc/dm-l2arc
 SYSCONFDIR ?= /etc
 # udev reads /etc/udev/rules.d and /usr/lib/udev/rules.d, not /usr/local/lib/udev
 UDEVRULESDIR ?= $(if $(filter /usr/local,$(PREFIX)),/etc/udev/rules.d,$(PREFIX)/lib/udev/rules.d)
+# initramfs-tools reads /etc/initramfs-tools/hooks and /usr/share/initramfs-tools/hooks
+HOOKDIR ?= $(if $(filter /usr/local,$(PREFIX)),/etc/initramfs-tools/hooks,$(PREFIX)/share/initramfs-tools/hooks)
 
 all: module
 
@@ -85,12 +88,15 @@ build/tools/replay: tests/tools/replay.c
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -o $@ $<
 
-# the tools, the boot-time assembly and the udev rule that hides the
-# origins from udisks; /etc/l2arctab only when there is none (never the
-# administrator's own)
+# the tools, the boot-time assembly, the udev rule that marks the
+# origins (LVM, systemd and udisks leave them alone) and the initramfs
+# hook that puts it into the initramfs; /etc/l2arctab only when there is
+# none (never the administrator's own).  The rule's old name
+# (61-dm-l2arc-origin.rules, which ran before md's rules) is removed.
 install:
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) \
-		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR) $(DESTDIR)$(UDEVRULESDIR)
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR) $(DESTDIR)$(UDEVRULESDIR) \
+		$(DESTDIR)$(HOOKDIR)
 	sed 's|^tab=$${L2ARCTAB:-/etc/l2arctab}$$|tab=$${L2ARCTAB:-$(SYSCONFDIR)/l2arctab}|' \
 		scripts/l2arcsetup >$(DESTDIR)$(SBINDIR)/l2arcsetup
 	chmod 755 $(DESTDIR)$(SBINDIR)/l2arcsetup
@@ -100,9 +106,14 @@ install:
 		etc/dm-l2arc.service.in >$(DESTDIR)$(UNITDIR)/dm-l2arc.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/dm-l2arc.service
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
-		etc/61-dm-l2arc-origin.rules.in \
-		>$(DESTDIR)$(UDEVRULESDIR)/61-dm-l2arc-origin.rules
-	chmod 644 $(DESTDIR)$(UDEVRULESDIR)/61-dm-l2arc-origin.rules
+		etc/66-dm-l2arc-origin.rules.in \
+		>$(DESTDIR)$(UDEVRULESDIR)/66-dm-l2arc-origin.rules
+	chmod 644 $(DESTDIR)$(UDEVRULESDIR)/66-dm-l2arc-origin.rules
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/61-dm-l2arc-origin.rules
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		-e 's|@UDEVRULESDIR@|$(UDEVRULESDIR)|g' \
+		etc/initramfs-hook.in >$(DESTDIR)$(HOOKDIR)/dm-l2arc
+	chmod 755 $(DESTDIR)$(HOOKDIR)/dm-l2arc
 	install -m 644 etc/l2arctab $(DESTDIR)$(DOCDIR)/l2arctab.example
 	install -m 644 Documentation/dm-l2arc.rst Documentation/design.rst \
 		$(DESTDIR)$(DOCDIR)/

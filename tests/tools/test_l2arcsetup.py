@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Host test: scripts/l2arcsetup's `check` (the file's syntax, no device
 touched: FILE:LINE: message per bad line, exit 1), `is-origin` (which
-device the udev rule hides from udisks), its usage errors, and `make
-install` (the files, the unit's and the udev rule's paths,
-`systemd-analyze verify` of the installed unit).  Creating and removing devices runs in the VM test
+device the udev rule marks as an origin), `lvm-filter` (the LVM setting
+that hides the origins), its usage errors, and `make install` (the
+files, the unit's, the udev rule's and the initramfs hook's paths,
+`systemd-analyze verify` of the installed unit, the hook run against a
+scratch initramfs tree).  Creating and removing devices runs in the VM test
 tests/vm/80-l2arctab.sh."""
 import os
 import shutil
@@ -82,7 +84,7 @@ class L2arcsetupCheckTest(unittest.TestCase):
             "9: bad6: option 'prefetch_disable=2': 0 or 1",
             "10: need <name> <origin> <cache|-> <block_size> [<options>], got 2 field(s)",
             "11: too many fields (6): options are one field, comma-separated key=value",
-            "12: name 'b@d': letters, digits and ._+- (not first), at most 127, not ., .. or control",
+            "12: name 'b@d': letters, digits and ._+- (not first), at most 122, not ., .. or control",
             "14: bad9: option 'arc_max' given twice",
             "15: bad10: block size '2m': a power of two from 4k to 1M",
             "16: bad11: option 'l2arc_feed_secs=-1': a decimal number below 2^63",
@@ -119,8 +121,8 @@ class L2arcsetupCheckTest(unittest.TestCase):
             "3: w2: option 'arc_max=9223372036855824384k': bytes below 2^63, a decimal number with an optional k, M, G or T",
             "4: w3: block size '9223372036854775812k': a power of two from 4k to 1M",
             "5: w4: option 'l2arc_headroom=%s': a decimal number below 2^63" % big,
-            "7: name '-r': letters, digits and ._+- (not first), at most 127, not ., .. or control",
-            "8: name 'control': letters, digits and ._+- (not first), at most 127, not ., .. or control",
+            "7: name '-r': letters, digits and ._+- (not first), at most 122, not ., .. or control",
+            "8: name 'control': letters, digits and ._+- (not first), at most 122, not ., .. or control",
             "10: c2: /dev/nvme1 is used by line 9 too",
             "11: c3: /dev/h1 is used by line 9 too",
             "12: c4: /dev/nvme1 is used by line 9 too",
@@ -241,6 +243,99 @@ class L2arcsetupIsOriginTest(unittest.TestCase):
             self.assertIn('usage: l2arcsetup', r.stderr, args)
 
 
+class L2arcsetupLvmFilterTest(unittest.TestCase):
+    """lvm-filter: the global_filter that rejects each valid line's
+    origin, printed or written between markers into lvmlocal.conf; refused
+    where it would override the administrator's own filter."""
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix='l2arc-lvm.')
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.tab = os.path.join(self.dir, 'l2arctab')
+        with open(self.tab, 'w') as f:
+            f.write('a /dev/disk/by-id/md-uuid-1a2b:3c4d /dev/ram2 8\n'
+                    'bad /dev/x - 7\n'
+                    'b /dev/mapper/x.y+z - 8\n')
+        self.local = os.path.join(self.dir, 'lvmlocal.conf')
+        self.env = dict(os.environ, LVM_SYSTEM_DIR=self.dir)
+        self.filter = ('\tglobal_filter = [ "r|^/dev/disk/by-id/md-uuid-1a2b:3c4d$|", '
+                       '"r|^/dev/mapper/x\\.y\\+z$|" ]')
+        self.block = [
+            '# BEGIN dm-l2arc: written by l2arcsetup lvm-filter --write from ' + self.tab,
+            '# (its origins are reached through their dm-l2arc devices only)',
+            'devices {', self.filter, '}', '# END dm-l2arc']
+
+    def run_it(self, *args, tab=None):
+        return subprocess.run([SETUP, '-t', tab or self.tab, 'lvm-filter'] + list(args),
+                              capture_output=True, text=True, timeout=60, env=self.env)
+
+    def read(self):
+        with open(self.local) as f:
+            return f.read().splitlines()
+
+    def test_print(self):
+        r = self.run_it()
+        self.assertEqual(r.returncode, 1)	# the bad line
+        self.assertEqual(r.stdout.splitlines(), self.block)
+        self.assertEqual(r.stderr, "%s:2: bad: block size '7': a power of two "
+                         "from 8 to 2048 sectors (or 4k to 1M)\n" % self.tab)
+
+    def test_write_keeps_the_rest_and_is_idempotent(self):
+        with open(self.local, 'w') as f:
+            f.write('local {\n\thost_id = 7\n}\n')
+        os.chmod(self.local, 0o640)
+        for _ in range(2):
+            r = self.run_it('--write')
+            self.assertEqual(r.stdout, '%s: LVM now rejects 2 origin(s); update-initramfs '
+                             '-u copies it into the initramfs\n' % self.local)
+            self.assertEqual(self.read(), ['local {', '\thost_id = 7', '}'] + self.block)
+        self.assertEqual(stat.S_IMODE(os.stat(self.local).st_mode), 0o640)
+
+    @unittest.skipUnless(shutil.which('lvm'), 'no lvm2')
+    def test_lvm_reads_it(self):
+        self.run_it('--write')
+        r = subprocess.run(['lvm', 'config', 'devices/global_filter'], env=self.env,
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        self.assertEqual(r.stdout, 'global_filter=["r|^/dev/disk/by-id/md-uuid-1a2b:3c4d$|",'
+                         '"r|^/dev/mapper/x\\\\.y\\\\+z$|"]\n')
+
+    def test_no_origins_removes_the_block(self):
+        self.run_it('--write')
+        empty = os.path.join(self.dir, 'empty')
+        open(empty, 'w').close()
+        r = self.run_it('--write', tab=empty)
+        self.assertEqual((r.returncode, r.stdout),
+                         (0, '%s: no origins: the dm-l2arc block is removed\n' % self.local))
+        self.assertEqual(self.read(), [])
+
+    def test_refused_over_the_administrators_filter(self):
+        with open(os.path.join(self.dir, 'lvm.conf'), 'w') as f:
+            f.write('devices {\n\tglobal_filter = [ "r|/dev/sdz|" ]\n}\n')
+        r = self.run_it('--write')
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('sets a global_filter of its own: add these entries at its front '
+                      'instead: "r|^/dev/disk/by-id/md-uuid-1a2b:3c4d$|"', r.stderr)
+        self.assertFalse(os.path.exists(self.local))
+        os.remove(os.path.join(self.dir, 'lvm.conf'))
+        with open(self.local, 'w') as f:
+            f.write('devices {\n\tscan_lvs = 1\n}\n')
+        r = self.run_it('--write')
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('has a devices section of its own', r.stderr)
+        self.assertEqual(self.read(), ['devices {', '\tscan_lvs = 1', '}'])
+
+    def test_bar_in_a_path_is_left_out(self):
+        with open(self.tab, 'w') as f:
+            f.write('a /dev/disk/by-id/x|y - 8\n')
+        r = self.run_it()
+        self.assertEqual((r.returncode, r.stdout), (1, ''))
+        self.assertEqual(r.stderr, '%s:1: a: origin /dev/disk/by-id/x|y contains |: left '
+                         'out of the filter\n' % self.tab)
+
+    def test_usage(self):
+        for args in (['x'], ['--write', 'f', 'g']):
+            self.assertEqual(self.run_it(*args).returncode, 2, args)
+
+
 class InstallTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix='l2arc-install.')
@@ -264,10 +359,11 @@ class InstallTest(unittest.TestCase):
         self.assertEqual(files, [
             'etc/l2arctab', 'usr/bin/l2arcstat',
             'usr/lib/systemd/system/dm-l2arc.service',
-            'usr/lib/udev/rules.d/61-dm-l2arc-origin.rules',
+            'usr/lib/udev/rules.d/66-dm-l2arc-origin.rules',
             'usr/sbin/l2arcsetup', 'usr/share/doc/dm-l2arc/design.rst',
             'usr/share/doc/dm-l2arc/dm-l2arc.rst',
-            'usr/share/doc/dm-l2arc/l2arctab.example'])
+            'usr/share/doc/dm-l2arc/l2arctab.example',
+            'usr/share/initramfs-tools/hooks/dm-l2arc'])
         with open(os.path.join(self.dir, 'usr/lib/systemd/system/dm-l2arc.service')) as f:
             unit = f.read()
         self.assertIn('ExecStart=/usr/sbin/l2arcsetup -t /etc/l2arctab -w 60 start\n', unit)
@@ -277,19 +373,64 @@ class InstallTest(unittest.TestCase):
 
     def test_udev_rule(self):
         # PREFIX=/usr/local: udev does not read /usr/local/lib/udev
+        old = os.path.join(self.dir, 'etc/udev/rules.d/61-dm-l2arc-origin.rules')
+        os.makedirs(os.path.dirname(old))
+        open(old, 'w').close()
         self.make_install('DESTDIR=' + self.dir)
-        path = os.path.join(self.dir, 'etc/udev/rules.d/61-dm-l2arc-origin.rules')
+        path = os.path.join(self.dir, 'etc/udev/rules.d/66-dm-l2arc-origin.rules')
         with open(path) as f:
             rules = f.read()
         self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o644)
+        self.assertFalse(os.path.exists(old), 'the rule under its old name stays')
         self.assertIn('TEST!="/etc/l2arctab", GOTO="dm_l2arc_origin_end"\n', rules)
-        self.assertIn('PROGRAM=="/usr/local/sbin/l2arcsetup -t /etc/l2arctab '
+        self.assertIn('PROGRAM!="/usr/local/sbin/l2arcsetup -t /etc/l2arctab '
                       'is-origin $devnode $links", \\\n'
-                      '  ENV{UDISKS_IGNORE}="1", ENV{UDISKS_AUTO}="0"\n', rules)
+                      '  GOTO="dm_l2arc_origin_end"\n', rules)
+        # what an origin gets, in this order: the type blkid found is
+        # saved before it is replaced
+        body = rules[rules.index('GOTO="dm_l2arc_origin_end"\nENV{DM_L2ARC'):]
+        self.assertEqual(body.splitlines()[1:], [
+            'ENV{DM_L2ARC_ORIGIN}="1"',
+            'ENV{ID_FS_TYPE}=="?*", ENV{ID_FS_TYPE}!="dm_l2arc_origin", \\',
+            '  ENV{L2ARC_ORIGIN_FS_TYPE}="$env{ID_FS_TYPE}"',
+            'ENV{ID_FS_TYPE}="dm_l2arc_origin"',
+            'ENV{SYSTEMD_READY}="0"',
+            'ENV{UDISKS_IGNORE}="1", ENV{UDISKS_AUTO}="0"',
+            'OPTIONS+="link_priority=-100"',
+            'LABEL="dm_l2arc_origin_end"'])
         self.assertNotIn('@', rules)
-        self.assertNotIn('SYSTEMD_READY', rules)
         self.make_install('DESTDIR=' + self.dir, 'UDEVRULESDIR=/r')
-        self.assertTrue(os.path.exists(os.path.join(self.dir, 'r/61-dm-l2arc-origin.rules')))
+        self.assertTrue(os.path.exists(os.path.join(self.dir, 'r/66-dm-l2arc-origin.rules')))
+
+    @unittest.skipUnless(os.path.exists('/usr/share/initramfs-tools/hook-functions'),
+                         'no initramfs-tools')
+    def test_initramfs_hook(self):
+        # installed under a scratch PREFIX, run as update-initramfs runs
+        # it: what it puts into the initramfs tree, and nothing without
+        # an l2arctab
+        self.make_install('PREFIX=' + self.dir, 'DESTDIR=',
+                          'SYSCONFDIR=' + self.dir + '/etc')
+        hook = os.path.join(self.dir, 'share/initramfs-tools/hooks/dm-l2arc')
+        self.assertEqual(stat.S_IMODE(os.stat(hook).st_mode), 0o755)
+        r = subprocess.run([hook, 'prereqs'], capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stdout), (0, 'udev\n'))
+        dest = os.path.join(self.dir, 'initramfs')
+        env = dict(os.environ, DESTDIR=dest, verbose='n')
+        r = subprocess.run([hook], capture_output=True, text=True, env=env)
+        self.assertEqual((r.returncode, r.stderr), (0, ''))
+        rule = '/lib/udev/rules.d/66-dm-l2arc-origin.rules'
+        for f in (rule, self.dir + '/etc/l2arctab', self.dir + '/sbin/l2arcsetup'):
+            self.assertTrue(os.path.exists(dest + f), f)
+        # copy_exec puts bash where it really is (/usr/bin on a merged /usr)
+        self.assertTrue(os.path.exists(dest + os.path.realpath('/bin/bash')))
+        with open(dest + rule) as f:
+            self.assertIn('PROGRAM!="%s/sbin/l2arcsetup -t %s/etc/l2arctab is-origin'
+                          % (self.dir, self.dir), f.read())
+        shutil.rmtree(dest)
+        os.remove(os.path.join(self.dir, 'etc/l2arctab'))
+        r = subprocess.run([hook], capture_output=True, text=True, env=env)
+        self.assertEqual((r.returncode, r.stderr), (0, ''))
+        self.assertFalse(os.path.exists(dest))
 
     def test_keeps_the_administrators_l2arctab(self):
         os.makedirs(os.path.join(self.dir, 'etc'))
