@@ -287,6 +287,8 @@ struct l2arc_table {
  * @L2ARC_STAT_ORIGIN_FOREIGN_WRITES: drops of everything cached: the
  *	origin took writes that did not come through the device (row
  *	origin_foreign_writes)
+ * @L2ARC_STAT_L2_ORIGIN_PROBES: L2 hits read from the origin to measure
+ *	it on reads of their size (row l2_origin_probes)
  * @L2ARC_STAT_NR: the number of counters
  *
  * All count blocks (one per block a bio touches) unless the name says
@@ -363,6 +365,7 @@ enum l2arc_stat {
 	L2ARC_STAT_L2_SLOW_BYPASS,
 	L2ARC_STAT_LOCK_CONTENDED,
 	L2ARC_STAT_ORIGIN_FOREIGN_WRITES,
+	L2ARC_STAT_L2_ORIGIN_PROBES,
 	L2ARC_STAT_NR,
 };
 
@@ -503,6 +506,16 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
 
 /* A read counts for at most this many times the latency average so far. */
 #define L2ARC_LAT_CLAMP		4
+
+/*
+ * Read latencies are kept per size class of the read, so that the cache
+ * device and the origin are compared on reads of like size (one 4 KiB L2
+ * hit against one 4 KiB miss, not against a 1 MiB read-ahead run): class
+ * 0 up to 16 KiB, 1 up to 256 KiB, 2 larger.
+ */
+#define L2ARC_LAT_CLASSES	3
+#define L2ARC_LAT_CLASS0_MAX	SZ_16K
+#define L2ARC_LAT_CLASS1_MAX	SZ_256K
 
 #include "io.h"
 #include "l2.h"

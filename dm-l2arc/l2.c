@@ -266,15 +266,71 @@ void l2arc_l2_error(struct l2arc_c *lc)
 	      lc->name, lc->l2.errors);
 }
 
+/* Has any size class of @lat (%L2ARC_LAT_CLASSES averages) had a read? */
+static bool l2arc_lat_seen(struct ewma_l2arc_lat *lat)
+{
+	unsigned int c;
+
+	for (c = 0; c < L2ARC_LAT_CLASSES; c++)
+		if (ewma_l2arc_lat_read(&lat[c]))
+			return true;
+	return false;
+}
+
+/**
+ * l2arc_lat_class() - the size class of a read, for its latency
+ * @bytes: the read's length
+ *
+ * Return: 0 up to %L2ARC_LAT_CLASS0_MAX bytes, 1 up to
+ * %L2ARC_LAT_CLASS1_MAX, else 2 (%L2ARC_LAT_CLASSES classes).
+ */
+unsigned int l2arc_lat_class(u64 bytes)
+{
+	if (bytes <= L2ARC_LAT_CLASS0_MAX)
+		return 0;
+	return bytes <= L2ARC_LAT_CLASS1_MAX ? 1 : 2;
+}
+
+/**
+ * l2arc_lat_pair() - the two devices' read latencies to compare
+ * @lc: the device
+ * @l2: the cache device's average, us (0: no read of that class)
+ * @origin: the origin's average, us
+ *
+ * Like with like: the averages of the smallest size class in which both
+ * devices have had a read (a cache device's 4 KiB L2 hits are compared
+ * with the origin's 4 KiB misses, not with its read-ahead runs of 1 MiB,
+ * which take longer on any device).  When no class has a read on both,
+ * class 0's two averages, of which one at least is 0.  The rows
+ * l2_read_latency_us and origin_read_latency_us show this pair.
+ *
+ * Context: any; lock-free.
+ * Return: true if a class has a read on both devices.
+ */
+bool l2arc_lat_pair(struct l2arc_c *lc, u64 *l2, u64 *origin)
+{
+	unsigned int c;
+
+	for (c = 0; c < L2ARC_LAT_CLASSES; c++) {
+		*l2 = ewma_l2arc_lat_read(&lc->l2.lat[c]);
+		*origin = ewma_l2arc_lat_read(&lc->l2.origin_lat[c]);
+		if (*l2 && *origin)
+			return true;
+	}
+	*l2 = ewma_l2arc_lat_read(&lc->l2.lat[0]);
+	*origin = ewma_l2arc_lat_read(&lc->l2.origin_lat[0]);
+	return false;
+}
+
 /**
  * l2arc_l2_slow() - is the cache device slower than l2arc_slow_bypass_pct
  * allows?
  * @lc: the device
  *
- * Compares the EWMAs of the two devices' read latencies (per run, us; see
- * l2arc_note_read()): true while the cache device's is over
- * l2arc_slow_bypass_pct percent of the origin's.  False while either has
- * no measurement yet, and with the parameter 0.
+ * Compares the two devices' read latencies on reads of like size
+ * (l2arc_lat_pair()): true while the cache device's is over
+ * l2arc_slow_bypass_pct percent of the origin's.  False while no size
+ * class has a read on both devices, and with the parameter 0.
  *
  * Context: any; lock-free.
  * Return: true if L2 hits should read the origin.
@@ -282,10 +338,11 @@ void l2arc_l2_error(struct l2arc_c *lc)
 bool l2arc_l2_slow(struct l2arc_c *lc)
 {
 	u64 pct = l2arc_param(L2ARC_P_SLOW_BYPASS_PCT);
-	u64 l2 = ewma_l2arc_lat_read(&lc->l2.lat);
-	u64 origin = ewma_l2arc_lat_read(&lc->l2.origin_lat);
+	u64 l2, origin;
 
-	return pct && l2 && origin && l2 * 100 > origin * pct;
+	if (!pct || !l2arc_lat_pair(lc, &l2, &origin))
+		return false;
+	return l2 * 100 > origin * pct;
 }
 
 /**
@@ -294,8 +351,10 @@ bool l2arc_l2_slow(struct l2arc_c *lc)
  * @run: the run, its read done without error
  *
  * Adds the read's latency, in us, to the EWMA of the device it read (the
- * cache device's or the origin's): as bcache's congested_read_threshold,
- * but measured against the origin rather than a fixed bound.  A read
+ * cache device's or the origin's) for the read's size class
+ * (l2arc_lat_class()): as bcache's congested_read_threshold, but
+ * measured against the origin rather than a fixed bound.  The clock is
+ * ktime_get_ns() at submission and completion, not the tick.  A read
  * counts for at most %L2ARC_LAT_CLAMP times the average so far, so that
  * one stalled read (a request held, a hiccup of the machine) does not
  * make a device look slow; a real change still shows within a few dozen
@@ -305,7 +364,9 @@ bool l2arc_l2_slow(struct l2arc_c *lc)
  */
 void l2arc_note_read(struct l2arc_c *lc, struct l2arc_run *run)
 {
-	struct ewma_l2arc_lat *e = run->from_l2 ? &lc->l2.lat : &lc->l2.origin_lat;
+	unsigned int c = l2arc_lat_class((u64)run->nr * l2arc_block_bytes(lc));
+	struct ewma_l2arc_lat *e = run->from_l2 ? &lc->l2.lat[c] :
+						  &lc->l2.origin_lat[c];
 	u64 us = div_u64(ktime_get_ns() - run->start_ns, NSEC_PER_USEC);
 	u64 avg = ewma_l2arc_lat_read(e);
 
@@ -324,21 +385,37 @@ void l2arc_note_read(struct l2arc_c *lc, struct l2arc_run *run)
  * feed is about to overwrite (counted in l2_evict_reading: the read goes
  * to the origin).  No either while the cache device is slow
  * (l2arc_l2_slow()), but for one read in %L2ARC_SLOW_PROBE that keeps its
- * latency measured (counted in l2_slow_bypass).  The copy stays in both
- * cases.  A fill that may read it must be put on @lc->l2.reads before
- * arc.lock is dropped.
+ * latency measured (counted in l2_slow_bypass).  With the bypass on
+ * (l2arc_slow_bypass_pct), while the cache device has had reads but no
+ * size class has a read on both devices (the origin read only read-ahead
+ * runs, say), one L2 hit in %L2ARC_SLOW_PROBE reads the origin, so that
+ * the two can be compared (counted in l2_origin_probes).  The copy stays
+ * in every case.  A fill that may read it must be put on @lc->l2.reads
+ * before arc.lock is dropped.
  *
  * Context: arc.lock held.
  * Return: true if the fill may read the cache device.
  */
 bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot)
 {
+	u64 l2, origin;
+
 	l2arc_assert_locked(lc);
 	if (READ_ONCE(lc->l2.failed))
 		return false;
 	if (slot >= lc->l2.region_start && slot < lc->l2.region_end) {
 		l2arc_stat_inc(lc, L2ARC_STAT_L2_EVICT_READING);
 		return false;
+	}
+	if (!l2arc_param(L2ARC_P_SLOW_BYPASS_PCT))
+		return true;
+	if (!l2arc_lat_pair(lc, &l2, &origin)) {
+		if (l2arc_lat_seen(lc->l2.lat) &&
+		    !(++lc->l2.slow_seq % L2ARC_SLOW_PROBE)) {
+			l2arc_stat_inc(lc, L2ARC_STAT_L2_ORIGIN_PROBES);
+			return false;
+		}
+		return true;
 	}
 	if (l2arc_l2_slow(lc) && ++lc->l2.slow_seq % L2ARC_SLOW_PROBE) {
 		l2arc_stat_inc(lc, L2ARC_STAT_L2_SLOW_BYPASS);

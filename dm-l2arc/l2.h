@@ -37,12 +37,14 @@ struct l2arc_run;
  * @failed: the cache device was dropped after too many errors
  * @dropped: the feed has forgotten every L2 copy since @failed
  * @l2only_reported: L2-only header bytes added to the global count
- * @lat: read latency of the cache device, us: an EWMA (weight 1/8) of
- *	its runs' reads that succeeded; lock-free (READ_ONCE and
- *	WRITE_ONCE: an update lost to a concurrent one is harmless)
+ * @lat: read latency of the cache device, us, per size class of the
+ *	read (l2arc_lat_class()): an EWMA (weight 1/8) of its runs' reads
+ *	that succeeded; lock-free (READ_ONCE and WRITE_ONCE: an update lost
+ *	to a concurrent one is harmless)
  * @origin_lat: the same for the origin's runs (fills, read-ahead)
- * @slow_seq: L2 hits while the cache device was slow; every
- *	%L2ARC_SLOW_PROBE th still reads it; under arc.lock
+ * @slow_seq: L2 hits while the cache device was slow, or while no size
+ *	class had a read on both devices; every %L2ARC_SLOW_PROBE th reads
+ *	the other device than the rest; under arc.lock
  *
  * Locking: under arc.lock unless a field says otherwise; @failed is also
  * read without it.  Set up by l2arc_l2_init(), freed by l2arc_l2_exit().
@@ -62,13 +64,15 @@ struct l2arc_l2 {
 	bool failed;
 	bool dropped;
 	u64 l2only_reported;
-	struct ewma_l2arc_lat lat;
-	struct ewma_l2arc_lat origin_lat;
+	struct ewma_l2arc_lat lat[L2ARC_LAT_CLASSES];
+	struct ewma_l2arc_lat origin_lat[L2ARC_LAT_CLASSES];
 	unsigned int slow_seq;
 };
 
 /* l2.c */
 bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot);
+unsigned int l2arc_lat_class(u64 bytes);
+bool l2arc_lat_pair(struct l2arc_c *lc, u64 *l2, u64 *origin);
 bool l2arc_l2_slow(struct l2arc_c *lc);
 void l2arc_note_read(struct l2arc_c *lc, struct l2arc_run *run);
 void l2arc_l2_read_done(struct l2arc_c *lc, struct l2arc_run *run);

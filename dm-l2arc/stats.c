@@ -77,7 +77,7 @@ enum l2arc_row {
 	R_L2_REBUILD_ORIGIN_CHANGED, R_ORIGIN_CHANGED_DROPS,
 	/* ours, again */
 	R_L2_SLOW_BYPASS, R_L2_READ_LATENCY_US, R_ORIGIN_READ_LATENCY_US,
-	R_LOCK_CONTENDED, R_ORIGIN_FOREIGN_WRITES,
+	R_LOCK_CONTENDED, R_ORIGIN_FOREIGN_WRITES, R_L2_ORIGIN_PROBES,
 	R_NR,
 };
 
@@ -193,6 +193,7 @@ static const char * const l2arc_row_names[R_NR] = {
 	[R_ORIGIN_READ_LATENCY_US] = "origin_read_latency_us",
 	[R_LOCK_CONTENDED] = "lock_contended",
 	[R_ORIGIN_FOREIGN_WRITES] = "origin_foreign_writes",
+	[R_L2_ORIGIN_PROBES] = "l2_origin_probes",
 };
 
 /* Rows copied straight from a device's counters. */
@@ -268,6 +269,7 @@ static const struct {
 	{ R_L2_SLOW_BYPASS, L2ARC_STAT_L2_SLOW_BYPASS },
 	{ R_LOCK_CONTENDED, L2ARC_STAT_LOCK_CONTENDED },
 	{ R_ORIGIN_FOREIGN_WRITES, L2ARC_STAT_ORIGIN_FOREIGN_WRITES },
+	{ R_L2_ORIGIN_PROBES, L2ARC_STAT_L2_ORIGIN_PROBES },
 };
 
 static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */
@@ -381,8 +383,8 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_L2_NDEV] = lc->cache && !READ_ONCE(lc->l2.failed);
 	vals[R_L2_DEGRADED] = READ_ONCE(lc->l2.failed);
 	vals[R_L2_DWPD_CAP] = l2arc_dwpd_cap(lc);
-	vals[R_L2_READ_LATENCY_US] = ewma_l2arc_lat_read(&lc->l2.lat);
-	vals[R_ORIGIN_READ_LATENCY_US] = ewma_l2arc_lat_read(&lc->l2.origin_lat);
+	l2arc_lat_pair(lc, &vals[R_L2_READ_LATENCY_US],
+		       &vals[R_ORIGIN_READ_LATENCY_US]);
 	vals[R_L2_SIZE] = l2_blocks << shift;
 	vals[R_L2_ASIZE] = l2_blocks << shift;
 	vals[R_L2_ONLY_BLOCKS] = l2only + indexed;
