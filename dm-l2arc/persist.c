@@ -928,16 +928,17 @@ static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh,
 }
 
 /*
- * One sample: the entry of a log block drawn at random, found from an
- * entry drawn at random on, read into @lc->persist.meta_buf.  Returns 1
- * with its origin block and crc32c in *@ob and *@ck, 0 when the log block
- * is not this log's or holds no usable entry, or the error of a failed
- * read.  feed.mutex held.
+ * One sample: the entry of a log block drawn at random among the first
+ * @span (those that hold entries), found from an entry drawn at random
+ * on, read into @lc->persist.meta_buf.  Returns 1 with its origin block
+ * and crc32c in *@ob and *@ck, 0 when the log block is not this log's or
+ * holds no usable entry, or the error of a failed read.  feed.mutex held.
  */
-static int l2arc_rebuild_pick(struct l2arc_c *lc, u64 guid, u64 *ob, u32 *ck)
+static int l2arc_rebuild_pick(struct l2arc_c *lc, u64 guid, u32 span,
+			      u64 *ob, u32 *ck)
 {
 	struct l2arc_log_blk *lb = lc->persist.meta_buf;
-	u64 i = get_random_u32() % lc->persist.log_nr;
+	u64 i = get_random_u32() % span;
 	unsigned int j, k;
 	int r;
 
@@ -962,13 +963,15 @@ static int l2arc_rebuild_pick(struct l2arc_c *lc, u64 guid, u64 *ob, u32 *ck)
 }
 
 /*
- * Draw up to @want samples (l2arc_rebuild_pick()), each draw counted in
- * *@tries, none once 4 * %L2ARC_REBUILD_SAMPLES draws are made: their
- * blocks' first sectors in @at, their crc32c in @ck.  Returns how many,
- * or the error of a failed read.  feed.mutex held.
+ * Draw up to @want samples (l2arc_rebuild_pick(), among the first @span
+ * log blocks), each draw counted in *@tries, none once 4 *
+ * %L2ARC_REBUILD_SAMPLES draws are made: their blocks' first sectors in
+ * @at, their crc32c in @ck.  Returns how many, or the error of a failed
+ * read.  feed.mutex held.
  */
-static int l2arc_rebuild_draw(struct l2arc_c *lc, u64 guid, unsigned int want,
-			      unsigned int *tries, sector_t *at, u32 *ck)
+static int l2arc_rebuild_draw(struct l2arc_c *lc, u64 guid, u32 span,
+			      unsigned int want, unsigned int *tries,
+			      sector_t *at, u32 *ck)
 {
 	unsigned int nr = 0;
 	u64 ob;
@@ -976,7 +979,7 @@ static int l2arc_rebuild_draw(struct l2arc_c *lc, u64 guid, unsigned int want,
 
 	while (nr < want && *tries < 4 * L2ARC_REBUILD_SAMPLES) {
 		(*tries)++;
-		r = l2arc_rebuild_pick(lc, guid, &ob, &ck[nr]);
+		r = l2arc_rebuild_pick(lc, guid, span, &ob, &ck[nr]);
 		if (r < 0)
 			return r;
 		if (r)
@@ -987,8 +990,15 @@ static int l2arc_rebuild_draw(struct l2arc_c *lc, u64 guid, unsigned int want,
 
 /*
  * Read back %L2ARC_REBUILD_SAMPLES entries of the log, from log blocks
- * drawn at random (at most 4 draws a sample), and compare each with its
- * block on the origin: the log is trusted only if all agree.  The origin
+ * drawn at random among those that hold entries (at most 4 draws a
+ * sample), and compare each with its block on the origin: the log is
+ * trusted only if all agree, and only on that many samples (*@want).  The
+ * log blocks that hold entries: every one once the write hand has gone
+ * round (l2.laps), else those of the slots before the hand, which also
+ * bounds the entries: a log of fewer than %L2ARC_REBUILD_SAMPLES needs
+ * that many samples only.  (Drawn among all log blocks, a large cache
+ * device soon after it was added, 1 log block in 64 written, gave about
+ * one sample, and none 37 % of the time.)  The origin
  * reads of a round are in flight at once, as many as the metadata buffer
  * holds blocks (all 16 for blocks of up to 64 KiB).  A block written
  * through the device since the resume, as seen once its read completed,
@@ -998,23 +1008,31 @@ static int l2arc_rebuild_draw(struct l2arc_c *lc, u64 guid, unsigned int want,
  * feed.mutex held.
  */
 static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
-				unsigned int *sampled)
+				unsigned int *sampled, unsigned int *want)
 {
 	unsigned int bytes = l2arc_block_bytes(lc), tries = 0;
 	unsigned int per_round = min_t(unsigned int, L2ARC_REBUILD_SAMPLES,
 				       L2ARC_META_IO_BYTES / bytes);
 	sector_t at[L2ARC_REBUILD_SAMPLES];
 	u32 ck[L2ARC_REBUILD_SAMPLES];
+	u64 hand, laps, span;
 	bool written;
 	int nr, i, r;
 
 	lockdep_assert_held(&lc->feed.mutex);
+	l2arc_lock(lc);
+	hand = lc->l2.hand;
+	laps = lc->l2.laps;
+	l2arc_unlock(lc);
+	span = laps ? lc->persist.log_nr :
+		      DIV_ROUND_UP_ULL(hand, L2ARC_LOG_ENTRIES);
+	*want = laps ? L2ARC_REBUILD_SAMPLES :
+		       min_t(u64, hand, L2ARC_REBUILD_SAMPLES);
 	*sampled = 0;
-	while (*sampled < L2ARC_REBUILD_SAMPLES) {
+	while (*sampled < *want) {
 		/* draw the round's samples, then read their blocks at once */
-		nr = l2arc_rebuild_draw(lc, guid,
-					min(per_round,
-					    L2ARC_REBUILD_SAMPLES - *sampled),
+		nr = l2arc_rebuild_draw(lc, guid, span,
+					min(per_round, *want - *sampled),
 					&tries, at, ck);
 		if (nr <= 0)
 			return nr;
@@ -1182,9 +1200,9 @@ empty:
  */
 void l2arc_rebuild_run(struct l2arc_c *lc)
 {
-	unsigned int noio, sampled;
+	unsigned int noio, sampled, want;
 	const char *why = NULL;
-	bool failed;
+	bool failed, origin = true;
 	u64 t1, ms;
 	int r;
 
@@ -1194,16 +1212,22 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 	/* no reclaim through a device whose cache may be half rebuilt */
 	noio = memalloc_noio_save();
 	t1 = ktime_get_ns();
-	r = l2arc_rebuild_sample(lc, lc->persist.guid, &sampled);
+	r = l2arc_rebuild_sample(lc, lc->persist.guid, &sampled, &want);
 	t1 = div_u64(ktime_get_ns() - t1, NSEC_PER_MSEC);
-	if (r < 0)
+	if (r < 0) {
 		why = "cannot read the origin's sampled blocks";
-	else if (r)
+	} else if (r) {
 		why = "a sampled block differs from its logged copy";
+	} else if (sampled < want) {
+		/* a log it cannot check is not trusted on the fingerprint */
+		why = "too few log entries to sample";
+		origin = false;
+	}
 	if (why) {
 		/* nothing is indexed yet: nothing stale was served */
-		DMWARN("%s: cache device starts empty: the origin changed: %s",
-		       lc->name, why);
+		DMWARN("%s: cache device starts empty: %s%s (%u of %u sampled)",
+		       lc->name, origin ? "the origin changed: " : "", why,
+		       sampled, want);
 		l2arc_start_empty(lc);
 	} else {
 		DMINFO("%s: origin checked: %u sampled blocks match their logged copies (%llu ms)",
@@ -1214,9 +1238,9 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 	l2arc_lock(lc);
 	lc->persist.rebuilding = false;
 	failed = READ_ONCE(lc->l2.failed);
-	if (why)
+	if (why && origin)
 		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED);
-	else if (!failed)
+	else if (!why && !failed)
 		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_SUCCESS);
 	ms = div_u64(ktime_get_ns() - lc->persist.rebuild_t0, NSEC_PER_MSEC);
 	lc->gauge[L2ARC_GAUGE_L2_REBUILD_TIME_MS] = ms;

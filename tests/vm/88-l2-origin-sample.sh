@@ -35,13 +35,22 @@
 #    origin checks (the fingerprint: 75-l2-origin-identity; the claim:
 #    76-l2-origin-claim) cannot see this change, so without the samples
 #    the rebuild would serve 5,624 to 5,632 blocks of old data.
-# Devices: brd /dev/ram0 (under o), ram1 (cache device), 32 MiB each.
+# 3. A sparse log: the cache device's 129 log blocks, of which only the
+#    first 3 hold entries (2 MiB warmed, MiB 8 to 10 of "o", away from
+#    the fingerprint's first and last MiB).  Drawn among all 129, 64 draws
+#    gave 1.5 samples on average; drawn among the 3, the rebuild checks
+#    16 ("16 sampled blocks match", all 512 blocks rebuilt), and once
+#    every block outside the fingerprint is rewritten it starts empty ("a
+#    sampled block differs") and reads what "o" holds, where the old
+#    draw trusted the log on the fingerprint alone and served old data.
+# Devices: brd /dev/ram0 (under o, its first 24 MiB), ram1 (cache device),
+# 128 MiB each.
 . "$(dirname "$0")/lib.sh"
 
 load_module
 P=/sys/module/dm_l2arc/parameters
 persist_any_size
-mk_brd 2 32
+mk_brd 2 128
 set_mib=24
 modprobe dm-delay
 dd if=/dev/urandom of=/dev/ram0 bs=1M count=$set_mib oflag=direct status=none
@@ -191,3 +200,28 @@ dmsetup create p --table "$table"
 l2_rebuilt p
 started_empty "a sampled block differs"
 echo "origin samples ok"
+
+# 3. a sparse log: 2 MiB on the 128 MiB cache device, 3 of 129 log
+# blocks written
+dd if=/dev/zero of=/dev/ram1 bs=1M count=1 oflag=direct status=none
+dmsetup create p --table "$table"
+l2_rebuilt p
+dd if=/dev/mapper/p of=/dev/null bs=1M skip=8 count=2 iflag=direct status=none
+dmsetup message p 0 l2arc_feed
+assert_eq "l2_size, 2 MiB warmed" $((2 << 20)) "$(st l2_size)"
+reload
+mark=$(kmark)
+dmsetup create p --table "$table"
+l2_rebuilt p
+expect_rows "$(proc_of p)" l2_rebuild_success=1 l2_rebuild_bufs=512 l2_rebuild_origin_changed=0
+klog_since "$mark" | grep "origin checked: 16 sampled blocks match their logged copies" ||
+	die "sparse log: no kernel log line '16 sampled blocks match'"
+same_as_o
+reload
+written=$(fp_blocks write)
+echo "sparse log: wrote $written blocks of o, outside the fingerprint"
+mark=$(kmark)
+dmsetup create p --table "$table"
+l2_rebuilt p
+started_empty "a sampled block differs"
+echo "sparse log samples ok"
