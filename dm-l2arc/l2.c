@@ -266,17 +266,6 @@ void l2arc_l2_error(struct l2arc_c *lc)
 	      lc->name, lc->l2.errors);
 }
 
-/* Has any size class of @lat (%L2ARC_LAT_CLASSES averages) had a read? */
-static bool l2arc_lat_seen(struct ewma_l2arc_lat *lat)
-{
-	unsigned int c;
-
-	for (c = 0; c < L2ARC_LAT_CLASSES; c++)
-		if (ewma_l2arc_lat_read(&lat[c]))
-			return true;
-	return false;
-}
-
 /**
  * l2arc_lat_class() - the size class of a read, for its latency
  * @bytes: the read's length
@@ -386,10 +375,12 @@ void l2arc_note_read(struct l2arc_c *lc, struct l2arc_run *run)
  * to the origin).  No either while the cache device is slow
  * (l2arc_l2_slow()), but for one read in %L2ARC_SLOW_PROBE that keeps its
  * latency measured (counted in l2_slow_bypass).  With the bypass on
- * (l2arc_slow_bypass_pct), while the cache device has had reads but no
- * size class has a read on both devices (the origin read only read-ahead
- * runs, say), one L2 hit in %L2ARC_SLOW_PROBE reads the origin, so that
- * the two can be compared (counted in l2_origin_probes).  The copy stays
+ * (l2arc_slow_bypass_pct), while no size class has a read on both
+ * devices and the cache device has read one block's class but the
+ * origin has not (the origin read only read-ahead runs, say), one L2
+ * hit in %L2ARC_SLOW_PROBE reads the origin, so that the two can be
+ * compared (counted in l2_origin_probes); the first such read ends it,
+ * since it is of that class.  The copy stays
  * in every case.  A fill that may read it must be put on @lc->l2.reads
  * before arc.lock is dropped.
  *
@@ -398,6 +389,7 @@ void l2arc_note_read(struct l2arc_c *lc, struct l2arc_run *run)
  */
 bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot)
 {
+	unsigned int c;
 	u64 l2, origin;
 
 	l2arc_assert_locked(lc);
@@ -410,7 +402,10 @@ bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot)
 	if (!l2arc_param(L2ARC_P_SLOW_BYPASS_PCT))
 		return true;
 	if (!l2arc_lat_pair(lc, &l2, &origin)) {
-		if (l2arc_lat_seen(lc->l2.lat) &&
+		/* a probe reads one block: it measures that class only */
+		c = l2arc_lat_class(l2arc_block_bytes(lc));
+		if (ewma_l2arc_lat_read(&lc->l2.lat[c]) &&
+		    !ewma_l2arc_lat_read(&lc->l2.origin_lat[c]) &&
 		    !(++lc->l2.slow_seq % L2ARC_SLOW_PROBE)) {
 			l2arc_stat_inc(lc, L2ARC_STAT_L2_ORIGIN_PROBES);
 			return false;
