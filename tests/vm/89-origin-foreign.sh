@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 900
-# debug-check: skip new in this change and not yet run on the debug kernel (tests/run -k debug runs it)
 #
 # A write to the origin by another device while the table is live (what
 # an LV that LVM activated on the raw disk does) drops everything the

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 600
-# debug-check: skip new in this change and not yet run on the debug kernel (tests/run -k debug runs it)
 #
 # The ctr refuses an origin or a cache device that something else holds,
 # and the error names the holder:

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 600
-# debug-check: skip new in this change and not yet run on the debug kernel (tests/run -k debug runs it)
 #
 # A reload that grows the target over a grown origin keeps the L2ARC.
 # Module parameter l2arc_rebuild_blocks_min_l2size 0.  The origin "o" is
