@@ -992,11 +992,13 @@ static int l2arc_rebuild_draw(struct l2arc_c *lc, u64 guid, u32 span,
  * Read back %L2ARC_REBUILD_SAMPLES entries of the log, from log blocks
  * drawn at random among those that hold entries (at most 4 draws a
  * sample), and compare each with its block on the origin: the log is
- * trusted only if all agree, and only on that many samples (*@want).  The
- * log blocks that hold entries: every one once the write hand has gone
- * round (l2.laps), else those of the slots before the hand, which also
- * bounds the entries: a log of fewer than %L2ARC_REBUILD_SAMPLES needs
- * that many samples only.  (Drawn among all log blocks, a large cache
+ * trusted only if all agree, and only on that many samples (*@want), or
+ * on every usable entry of the log when it has fewer: when the draws
+ * give too few (the entries sit in few log blocks), l2arc_rebuild_walk()
+ * checks the entries in log order, and a walk that goes round lowers
+ * *@want to what it found.  The log blocks that hold entries: every one
+ * once the write hand has gone round (l2.laps), else those of the slots
+ * before the hand, which also bounds the entries.  (Drawn among all log blocks, a large cache
  * device soon after it was added, 1 log block in 64 written, gave about
  * one sample, and none 37 % of the time.)  The origin
  * reads of a round are in flight at once, as many as the metadata buffer
@@ -1007,6 +1009,91 @@ static int l2arc_rebuild_draw(struct l2arc_c *lc, u64 guid, u32 span,
  * either starts the device empty).  Before the log is read back;
  * feed.mutex held.
  */
+/*
+ * Read the @nr origin blocks at @at at once and compare each with its
+ * logged crc32c @ck, counting in *@sampled those not written through the
+ * device since the resume (as seen once the read completed).  Returns 0,
+ * 1 for a block that differs, or the error of a failed read.  Uses
+ * @lc->persist.meta_buf.  feed.mutex held.
+ */
+static int l2arc_rebuild_check(struct l2arc_c *lc, const sector_t *at,
+			       const u32 *ck, int nr, unsigned int *sampled)
+{
+	unsigned int bytes = l2arc_block_bytes(lc);
+	bool written;
+	int i, r;
+
+	lockdep_assert_held(&lc->feed.mutex);
+	r = l2arc_sync_read_many(lc, lc->origin->bdev, at, nr,
+				 lc->block_sectors, lc->persist.meta_buf);
+	if (r)
+		return r;
+	for (i = 0; i < nr; i++) {
+		l2arc_lock(lc);
+		written = l2arc_rebuild_written(lc, at[i] >> lc->block_shift);
+		l2arc_unlock(lc);
+		if (written)
+			continue;
+		(*sampled)++;
+		if (crc32c(~0U, lc->persist.meta_buf + (size_t)i * bytes,
+			   bytes) != ck[i])
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * When the random draws gave too few samples (the entries sit in few of
+ * the log blocks): walk the first @span log blocks from one drawn at
+ * random, checking their usable entries in order, until @want are
+ * checked or the walk is round, when every usable entry of the log was
+ * checked.  *@sampled starts again from 0.  Returns as
+ * l2arc_rebuild_check().  feed.mutex held.
+ */
+static int l2arc_rebuild_walk(struct l2arc_c *lc, u64 guid, u32 span,
+			      unsigned int want, unsigned int per_round,
+			      unsigned int *sampled)
+{
+	struct l2arc_log_blk *lb = lc->persist.meta_buf;
+	sector_t at[L2ARC_REBUILD_SAMPLES];
+	u32 ck[L2ARC_REBUILD_SAMPLES];
+	u64 first = get_random_u32() % span, k, i;
+	unsigned int j;
+	int nr, r;
+
+	lockdep_assert_held(&lc->feed.mutex);
+	*sampled = 0;
+	for (k = 0; k < span && *sampled < want; k++) {
+		i = (first + k) % span;
+		j = 0;
+		/* the checks' reads overwrite the log block: read it again */
+		while (j < L2ARC_LOG_ENTRIES && *sampled < want) {
+			r = l2arc_meta_io(lc, REQ_OP_READ, 1 + i, 1, lb);
+			if (r)
+				return r;
+			if (l2arc_lb_decode(lb, i, guid) != L2ARC_LB_OK)
+				break;
+			for (nr = 0; j < L2ARC_LOG_ENTRIES &&
+			     nr < min(per_round, want - *sampled); j++) {
+				struct l2arc_log_ent *e = &lb->ent[j];
+
+				if (!l2arc_le_usable(e, i * L2ARC_LOG_ENTRIES + j,
+						     lc->l2.nr_slots,
+						     lc->nr_blocks))
+					continue;
+				at[nr] = le64_to_cpu(e->oblock) << lc->block_shift;
+				ck[nr++] = le32_to_cpu(e->cksum);
+			}
+			if (!nr)
+				break;
+			r = l2arc_rebuild_check(lc, at, ck, nr, sampled);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
 static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 				unsigned int *sampled, unsigned int *want)
 {
@@ -1016,8 +1103,7 @@ static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 	sector_t at[L2ARC_REBUILD_SAMPLES];
 	u32 ck[L2ARC_REBUILD_SAMPLES];
 	u64 hand, laps, span;
-	bool written;
-	int nr, i, r;
+	int nr, r;
 
 	lockdep_assert_held(&lc->feed.mutex);
 	l2arc_lock(lc);
@@ -1034,28 +1120,21 @@ static int l2arc_rebuild_sample(struct l2arc_c *lc, u64 guid,
 		nr = l2arc_rebuild_draw(lc, guid, span,
 					min(per_round, *want - *sampled),
 					&tries, at, ck);
-		if (nr <= 0)
+		if (nr < 0)
 			return nr;
-		r = l2arc_sync_read_many(lc, lc->origin->bdev, at, nr,
-					 lc->block_sectors,
-					 lc->persist.meta_buf);
+		if (!nr)
+			break;
+		r = l2arc_rebuild_check(lc, at, ck, nr, sampled);
 		if (r)
 			return r;
-		for (i = 0; i < nr; i++) {
-			/* written through the device since the resume */
-			l2arc_lock(lc);
-			written = l2arc_rebuild_written(lc, at[i] >>
-							lc->block_shift);
-			l2arc_unlock(lc);
-			if (written)
-				continue;
-			(*sampled)++;
-			if (crc32c(~0U, lc->persist.meta_buf +
-				   (size_t)i * bytes, bytes) != ck[i])
-				return 1;
-		}
 	}
-	return 0;
+	if (*sampled >= *want)
+		return 0;
+	r = l2arc_rebuild_walk(lc, guid, span, *want, per_round, sampled);
+	/* the walk went round: every usable entry was checked */
+	if (!r && *sampled < *want)
+		*want = *sampled;
+	return r;
 }
 
 /* Read the log blocks back into the slot table; feed.mutex held. */
@@ -1202,7 +1281,7 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 {
 	unsigned int noio, sampled, want;
 	const char *why = NULL;
-	bool failed, origin = true;
+	bool failed;
 	u64 t1, ms;
 	int r;
 
@@ -1214,20 +1293,14 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 	t1 = ktime_get_ns();
 	r = l2arc_rebuild_sample(lc, lc->persist.guid, &sampled, &want);
 	t1 = div_u64(ktime_get_ns() - t1, NSEC_PER_MSEC);
-	if (r < 0) {
+	if (r < 0)
 		why = "cannot read the origin's sampled blocks";
-	} else if (r) {
+	else if (r)
 		why = "a sampled block differs from its logged copy";
-	} else if (sampled < want) {
-		/* a log it cannot check is not trusted on the fingerprint */
-		why = "too few log entries to sample";
-		origin = false;
-	}
 	if (why) {
 		/* nothing is indexed yet: nothing stale was served */
-		DMWARN("%s: cache device starts empty: %s%s (%u of %u sampled)",
-		       lc->name, origin ? "the origin changed: " : "", why,
-		       sampled, want);
+		DMWARN("%s: cache device starts empty: the origin changed: %s (%u of %u sampled)",
+		       lc->name, why, sampled, want);
 		l2arc_start_empty(lc);
 	} else {
 		DMINFO("%s: origin checked: %u sampled blocks match their logged copies (%llu ms)",
@@ -1238,9 +1311,9 @@ void l2arc_rebuild_run(struct l2arc_c *lc)
 	l2arc_lock(lc);
 	lc->persist.rebuilding = false;
 	failed = READ_ONCE(lc->l2.failed);
-	if (why && origin)
+	if (why)
 		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_ORIGIN_CHANGED);
-	else if (!why && !failed)
+	else if (!failed)
 		l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_SUCCESS);
 	ms = div_u64(ktime_get_ns() - lc->persist.rebuild_t0, NSEC_PER_MSEC);
 	lc->gauge[L2ARC_GAUGE_L2_REBUILD_TIME_MS] = ms;
