@@ -329,9 +329,8 @@ bool l2arc_l2_slow(struct l2arc_c *lc)
 	u64 pct = l2arc_param(L2ARC_P_SLOW_BYPASS_PCT);
 	u64 l2, origin;
 
-	if (!pct || !l2arc_lat_pair(lc, &l2, &origin))
-		return false;
-	return l2 * 100 > origin * pct;
+	return pct && l2arc_lat_pair(lc, &l2, &origin) &&
+	       l2 * 100 > origin * pct;
 }
 
 /**
@@ -389,8 +388,8 @@ void l2arc_note_read(struct l2arc_c *lc, struct l2arc_run *run)
  */
 bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot)
 {
+	u64 pct = l2arc_param(L2ARC_P_SLOW_BYPASS_PCT), l2, origin;
 	unsigned int c;
-	u64 l2, origin;
 
 	l2arc_assert_locked(lc);
 	if (READ_ONCE(lc->l2.failed))
@@ -399,7 +398,7 @@ bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot)
 		l2arc_stat_inc(lc, L2ARC_STAT_L2_EVICT_READING);
 		return false;
 	}
-	if (!l2arc_param(L2ARC_P_SLOW_BYPASS_PCT))
+	if (!pct)
 		return true;
 	if (!l2arc_lat_pair(lc, &l2, &origin)) {
 		/* a probe reads one block: it measures that class only */
@@ -412,7 +411,8 @@ bool l2arc_l2_readable(struct l2arc_c *lc, u32 slot)
 		}
 		return true;
 	}
-	if (l2arc_l2_slow(lc) && ++lc->l2.slow_seq % L2ARC_SLOW_PROBE) {
+	/* l2arc_l2_slow(), on the pair just read */
+	if (l2 * 100 > origin * pct && ++lc->l2.slow_seq % L2ARC_SLOW_PROBE) {
 		l2arc_stat_inc(lc, L2ARC_STAT_L2_SLOW_BYPASS);
 		return false;
 	}

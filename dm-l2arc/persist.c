@@ -928,6 +928,23 @@ static const char *l2arc_dh_check(struct l2arc_c *lc, struct l2arc_dev_hdr *dh,
 }
 
 /*
+ * Entry @j of log block @i, decoded in @lb: true with its origin block
+ * and crc32c in *@ob and *@ck if it is usable (l2arc_le_usable()).
+ */
+static bool l2arc_rebuild_entry(struct l2arc_c *lc, struct l2arc_log_blk *lb,
+				u64 i, unsigned int j, u64 *ob, u32 *ck)
+{
+	struct l2arc_log_ent *e = &lb->ent[j];
+
+	if (!l2arc_le_usable(e, i * L2ARC_LOG_ENTRIES + j, lc->l2.nr_slots,
+			     lc->nr_blocks))
+		return false;
+	*ob = le64_to_cpu(e->oblock);
+	*ck = le32_to_cpu(e->cksum);
+	return true;
+}
+
+/*
  * One sample: the entry of a log block drawn at random among the first
  * @span (those that hold entries), found from an entry drawn at random
  * on, read into @lc->persist.meta_buf.  Returns 1 with its origin block
@@ -949,16 +966,10 @@ static int l2arc_rebuild_pick(struct l2arc_c *lc, u64 guid, u32 span,
 	if (l2arc_lb_decode(lb, i, guid) != L2ARC_LB_OK)
 		return 0;
 	j = get_random_u32() % L2ARC_LOG_ENTRIES;
-	for (k = 0; k < L2ARC_LOG_ENTRIES; k++) {
-		struct l2arc_log_ent *e = &lb->ent[(j + k) % L2ARC_LOG_ENTRIES];
-		u64 s = i * L2ARC_LOG_ENTRIES + (j + k) % L2ARC_LOG_ENTRIES;
-
-		if (!l2arc_le_usable(e, s, lc->l2.nr_slots, lc->nr_blocks))
-			continue;
-		*ob = le64_to_cpu(e->oblock);
-		*ck = le32_to_cpu(e->cksum);
-		return 1;
-	}
+	for (k = 0; k < L2ARC_LOG_ENTRIES; k++)
+		if (l2arc_rebuild_entry(lc, lb, i, (j + k) % L2ARC_LOG_ENTRIES,
+					ob, ck))
+			return 1;
 	return 0;
 }
 
@@ -1057,7 +1068,7 @@ static int l2arc_rebuild_walk(struct l2arc_c *lc, u64 guid, u32 span,
 	struct l2arc_log_blk *lb = lc->persist.meta_buf;
 	sector_t at[L2ARC_REBUILD_SAMPLES];
 	u32 ck[L2ARC_REBUILD_SAMPLES];
-	u64 first = get_random_u32() % span, k, i;
+	u64 first = get_random_u32() % span, k, i, ob;
 	unsigned int j;
 	int nr, r;
 
@@ -1074,16 +1085,9 @@ static int l2arc_rebuild_walk(struct l2arc_c *lc, u64 guid, u32 span,
 			if (l2arc_lb_decode(lb, i, guid) != L2ARC_LB_OK)
 				break;
 			for (nr = 0; j < L2ARC_LOG_ENTRIES &&
-			     nr < min(per_round, want - *sampled); j++) {
-				struct l2arc_log_ent *e = &lb->ent[j];
-
-				if (!l2arc_le_usable(e, i * L2ARC_LOG_ENTRIES + j,
-						     lc->l2.nr_slots,
-						     lc->nr_blocks))
-					continue;
-				at[nr] = le64_to_cpu(e->oblock) << lc->block_shift;
-				ck[nr++] = le32_to_cpu(e->cksum);
-			}
+			     nr < min(per_round, want - *sampled); j++)
+				if (l2arc_rebuild_entry(lc, lb, i, j, &ob, &ck[nr]))
+					at[nr++] = ob << lc->block_shift;
 			if (!nr)
 				break;
 			r = l2arc_rebuild_check(lc, at, ck, nr, sampled);
