@@ -11,7 +11,7 @@
  * it writes the block to the cache device.
  *
  * Pages of freed buffers go to a small per-device pool (struct
- * l2arc_pool) and are taken from it first by new buffers: in a warm ARC
+ * l2arc_pages) and are taken from it first by new buffers: in a warm ARC
  * every miss evicts a block, so the pages are recycled rather than given
  * back to the page allocator and zeroed again when taken (Debian's kernels
  * zero every allocation: init_on_alloc).  The pool holds at most
@@ -23,7 +23,7 @@
  * request only if its 256 pages mostly follow each other: 256 scattered
  * pages are more segments than many devices take in one request (128 for
  * null_blk and many HBAs).  So an empty pool is refilled with
- * 2^%L2ARC_POOL_ORDER contiguous pages at once, split into single pages
+ * 2^%L2ARC_PAGES_ORDER contiguous pages at once, split into single pages
  * (split_page()) and kept in address order, and the pool is first in,
  * first out: the pages that a stream's evictions give back, in the order
  * their blocks were read, come out in that order again.  When no such
@@ -43,34 +43,34 @@
 #include "dm-l2arc.h"
 
 /* The pool keeps at least this many pages. */
-#define L2ARC_POOL_MIN_PAGES	256
+#define L2ARC_PAGES_MIN_PAGES	256
 
 /**
- * l2arc_pool_init() - set up a device's page pool
+ * l2arc_pages_init() - set up a device's page pool
  * @p: the pool
  * @block_pages: pages per block of the device
  *
  * May be called again while the pool is empty (once the block size is
  * known).
  */
-void l2arc_pool_init(struct l2arc_pool *p, unsigned int block_pages)
+void l2arc_pages_init(struct l2arc_pages *p, unsigned int block_pages)
 {
 	spin_lock_init(&p->lock);
 	INIT_LIST_HEAD(&p->pages);
 	p->nr = 0;
 	p->refill_failed = jiffies - HZ;
-	p->max = max_t(unsigned int, L2ARC_POOL_MIN_PAGES, 2 * block_pages);
+	p->max = max_t(unsigned int, L2ARC_PAGES_MIN_PAGES, 2 * block_pages);
 }
 
 /**
- * l2arc_pool_shrink() - give free pages of the pool back to the system
+ * l2arc_pages_shrink() - give free pages of the pool back to the system
  * @p: the pool
  * @nr: how many at most
  *
  * Context: any but hard IRQ.
  * Return: the pages freed.
  */
-unsigned long l2arc_pool_shrink(struct l2arc_pool *p, unsigned long nr)
+unsigned long l2arc_pages_shrink(struct l2arc_pages *p, unsigned long nr)
 {
 	unsigned long freed = 0;
 	LIST_HEAD(free);
@@ -91,27 +91,27 @@ unsigned long l2arc_pool_shrink(struct l2arc_pool *p, unsigned long nr)
 }
 
 /**
- * l2arc_pool_exit() - free every page of the pool (table destruction)
+ * l2arc_pages_exit() - free every page of the pool (table destruction)
  * @p: the pool
  */
-void l2arc_pool_exit(struct l2arc_pool *p)
+void l2arc_pages_exit(struct l2arc_pages *p)
 {
-	l2arc_pool_shrink(p, ULONG_MAX);
+	l2arc_pages_shrink(p, ULONG_MAX);
 }
 
 /**
- * l2arc_pool_pages() - free pages in the pool now
+ * l2arc_pages_count() - free pages in the pool now
  * @p: the pool
  *
  * Return: the count (a snapshot).
  */
-unsigned int l2arc_pool_pages(struct l2arc_pool *p)
+unsigned int l2arc_pages_count(struct l2arc_pages *p)
 {
 	return READ_ONCE(p->nr);
 }
 
 /* Put @page at the pool's tail, or free it if the pool is full. */
-static void l2arc_pool_put(struct l2arc_pool *p, struct page *page)
+static void l2arc_pages_put(struct l2arc_pages *p, struct page *page)
 {
 	spin_lock_bh(&p->lock);
 	if (p->nr < p->max) {
@@ -125,7 +125,7 @@ static void l2arc_pool_put(struct l2arc_pool *p, struct page *page)
 }
 
 /*
- * The pool is empty: 2^%L2ARC_POOL_ORDER contiguous pages from the page
+ * The pool is empty: 2^%L2ARC_PAGES_ORDER contiguous pages from the page
  * allocator, split into single pages; the first is returned, the rest go
  * to the pool in address order.  Without reclaim (neither the caller's
  * nor kswapd's: nothing is compacted for it), retries, emergency reserves
@@ -133,7 +133,7 @@ static void l2arc_pool_put(struct l2arc_pool *p, struct page *page)
  * such attempt for a second after (a fragmented machine would fail it
  * for every page of a run).
  */
-static struct page *l2arc_pool_refill(struct l2arc_pool *p, gfp_t gfp)
+static struct page *l2arc_pages_refill(struct l2arc_pages *p, gfp_t gfp)
 {
 	gfp_t high = (gfp & ~__GFP_RECLAIM) | __GFP_NOWARN | __GFP_NORETRY |
 		     __GFP_NOMEMALLOC;
@@ -142,14 +142,14 @@ static struct page *l2arc_pool_refill(struct l2arc_pool *p, gfp_t gfp)
 	unsigned int i;
 
 	if (time_after_eq(jiffies, READ_ONCE(p->refill_failed) + HZ)) {
-		page = alloc_pages(high, L2ARC_POOL_ORDER);
+		page = alloc_pages(high, L2ARC_PAGES_ORDER);
 		if (!page)
 			WRITE_ONCE(p->refill_failed, jiffies);
 	}
 	if (!page)
 		return alloc_page(gfp);
-	split_page(page, L2ARC_POOL_ORDER);
-	for (i = 1; i < 1U << L2ARC_POOL_ORDER; i++)
+	split_page(page, L2ARC_PAGES_ORDER);
+	for (i = 1; i < 1U << L2ARC_PAGES_ORDER; i++)
 		list_add_tail(&page[i].lru, &rest);
 	spin_lock_bh(&p->lock);
 	while (!list_empty(&rest) && p->nr < p->max) {
@@ -168,7 +168,7 @@ static struct page *l2arc_pool_refill(struct l2arc_pool *p, gfp_t gfp)
 }
 
 /* The page at the pool's head (the first put there), else a refill. */
-static struct page *l2arc_pool_get(struct l2arc_pool *p, gfp_t gfp)
+static struct page *l2arc_pages_get(struct l2arc_pages *p, gfp_t gfp)
 {
 	struct page *page = NULL;
 
@@ -179,7 +179,7 @@ static struct page *l2arc_pool_get(struct l2arc_pool *p, gfp_t gfp)
 		p->nr--;
 	}
 	spin_unlock_bh(&p->lock);
-	return page ?: l2arc_pool_refill(p, gfp);
+	return page ?: l2arc_pages_refill(p, gfp);
 }
 
 /**
@@ -204,7 +204,7 @@ struct l2arc_buf *l2arc_buf_alloc(struct l2arc_c *lc, gfp_t gfp)
 	b->owner = lc;
 	b->oblock = U64_MAX;
 	for (i = 0; i < nr; i++) {
-		b->pages[i] = l2arc_pool_get(&lc->pool, gfp);
+		b->pages[i] = l2arc_pages_get(&lc->pages, gfp);
 		if (!b->pages[i]) {
 			b->nr = i;
 			l2arc_buf_put(lc, b);
@@ -249,7 +249,7 @@ void l2arc_buf_put(struct l2arc_c *lc, struct l2arc_buf *b)
 	if (!refcount_dec_and_test(&b->ref))
 		return;
 	for (i = 0; i < b->nr; i++)
-		l2arc_pool_put(&lc->pool, b->pages[i]);
+		l2arc_pages_put(&lc->pages, b->pages[i]);
 	kfree_rcu(b, rcu);
 }
 

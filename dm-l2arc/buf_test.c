@@ -24,7 +24,7 @@ static struct l2arc_c *buf_test_dev(struct kunit *test, unsigned int pages)
 	KUNIT_ASSERT_NOT_NULL(test, lc);
 	lc->block_pages = pages;
 	lc->block_sectors = pages << (PAGE_SHIFT - SECTOR_SHIFT);
-	l2arc_pool_init(&lc->pool, pages);
+	l2arc_pages_init(&lc->pages, pages);
 	test->priv = lc;
 	return lc;
 }
@@ -34,7 +34,7 @@ static void buf_test_exit(struct kunit *test)
 	struct l2arc_c *lc = test->priv;
 
 	if (lc)
-		l2arc_pool_exit(&lc->pool);
+		l2arc_pages_exit(&lc->pages);
 }
 
 /* Fill @b with a pattern that differs at every byte of the block. */
@@ -114,11 +114,11 @@ static void buf_test_to_bio(struct kunit *test)
 static void buf_test_pool(struct kunit *test)
 {
 	struct l2arc_c *lc = buf_test_dev(test, BUF_TEST_PAGES);
-	const unsigned int REFILL = 1U << L2ARC_POOL_ORDER;
+	const unsigned int REFILL = 1U << L2ARC_PAGES_ORDER;
 	struct page *first[BUF_TEST_PAGES];
 	struct l2arc_buf *a, *b, *bufs[80];
-	struct l2arc_buf *next[(1U << L2ARC_POOL_ORDER) / BUF_TEST_PAGES];
-	unsigned int i, j, max = lc->pool.max;
+	struct l2arc_buf *next[(1U << L2ARC_PAGES_ORDER) / BUF_TEST_PAGES];
+	unsigned int i, j, max = lc->pages.max;
 
 	KUNIT_EXPECT_EQ(test, max, 256);
 	/*
@@ -128,34 +128,34 @@ static void buf_test_pool(struct kunit *test)
 	a = l2arc_buf_alloc(lc, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	memcpy(first, a->pages, sizeof(first));
-	if (!l2arc_pool_pages(&lc->pool)) {
+	if (!l2arc_pages_count(&lc->pages)) {
 		/*
 		 * no refill: a failure if such a block can be had now, else
 		 * nothing below can be checked
 		 */
 		struct page *high = alloc_pages(GFP_KERNEL | __GFP_NOWARN,
-						L2ARC_POOL_ORDER);
+						L2ARC_PAGES_ORDER);
 
 		l2arc_buf_put(lc, a);
 		if (high) {
-			__free_pages(high, L2ARC_POOL_ORDER);
+			__free_pages(high, L2ARC_PAGES_ORDER);
 			KUNIT_FAIL(test, "the empty pool did not refill");
 			return;
 		}
-		kunit_skip(test, "no 2^L2ARC_POOL_ORDER contiguous pages free");
+		kunit_skip(test, "no 2^L2ARC_PAGES_ORDER contiguous pages free");
 	}
 	for (i = 1; i < BUF_TEST_PAGES; i++)
 		KUNIT_EXPECT_PTR_EQ(test, first[i], first[0] + i);
-	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool),
+	KUNIT_EXPECT_EQ(test, l2arc_pages_count(&lc->pages),
 			REFILL - BUF_TEST_PAGES);
 
 	/* a reference keeps the pages; the last one gives them to the pool */
 	l2arc_buf_get(a);
 	l2arc_buf_put(lc, a);
-	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool),
+	KUNIT_EXPECT_EQ(test, l2arc_pages_count(&lc->pages),
 			REFILL - BUF_TEST_PAGES);
 	l2arc_buf_put(lc, a);
-	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), REFILL);
+	KUNIT_EXPECT_EQ(test, l2arc_pages_count(&lc->pages), REFILL);
 
 	/*
 	 * first in, first out: the next buffers take the rest of the refill
@@ -165,7 +165,7 @@ static void buf_test_pool(struct kunit *test)
 		next[i] = l2arc_buf_alloc(lc, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, next[i]);
 	}
-	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), 0);
+	KUNIT_EXPECT_EQ(test, l2arc_pages_count(&lc->pages), 0);
 	for (i = 0; i < ARRAY_SIZE(next) - 1; i++)
 		for (j = 0; j < BUF_TEST_PAGES; j++)
 			KUNIT_EXPECT_PTR_EQ(test, next[i]->pages[j],
@@ -183,14 +183,14 @@ static void buf_test_pool(struct kunit *test)
 	}
 	for (i = 0; i < ARRAY_SIZE(bufs); i++)
 		l2arc_buf_put(lc, bufs[i]);
-	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), max);
+	KUNIT_EXPECT_EQ(test, l2arc_pages_count(&lc->pages), max);
 
 	/* the shrinker takes what it asks for, then the rest */
-	KUNIT_EXPECT_EQ(test, l2arc_pool_shrink(&lc->pool, 10), 10);
-	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), max - 10);
-	KUNIT_EXPECT_EQ(test, l2arc_pool_shrink(&lc->pool, ULONG_MAX),
+	KUNIT_EXPECT_EQ(test, l2arc_pages_shrink(&lc->pages, 10), 10);
+	KUNIT_EXPECT_EQ(test, l2arc_pages_count(&lc->pages), max - 10);
+	KUNIT_EXPECT_EQ(test, l2arc_pages_shrink(&lc->pages, ULONG_MAX),
 			max - 10);
-	KUNIT_EXPECT_EQ(test, l2arc_pool_pages(&lc->pool), 0);
+	KUNIT_EXPECT_EQ(test, l2arc_pages_count(&lc->pages), 0);
 }
 
 /* 1 MiB blocks: the pool keeps two blocks' pages. */
@@ -198,7 +198,7 @@ static void buf_test_pool_bound(struct kunit *test)
 {
 	struct l2arc_c *lc = buf_test_dev(test, 256);
 
-	KUNIT_EXPECT_EQ(test, lc->pool.max, 512);
+	KUNIT_EXPECT_EQ(test, lc->pages.max, 512);
 }
 
 /*

@@ -468,23 +468,23 @@ struct l2arc_buf {
 };
 
 /*
- * An empty pool takes 2^this contiguous pages at once (buf.c): 16 pages,
+ * An empty page pool takes 2^this contiguous pages at once (buf.c): 16 pages,
  * 64 KiB, the largest segment many devices take (max_segment_size).
  */
-#define L2ARC_POOL_ORDER	4
+#define L2ARC_PAGES_ORDER	4
 
 /**
- * struct l2arc_pool - free pages of a device's freed buffers (buf.c)
+ * struct l2arc_pages - free pages of a device's freed buffers (buf.c)
  * @lock: protects the rest; nests inside arc.lock
  * @pages: the pages, linked by page->lru: put at the tail, taken from the
  *	head (first in, first out)
  * @nr: how many
  * @max: at most this many are kept
  * @refill_failed: jiffies of the last refill that found no
- *	2^%L2ARC_POOL_ORDER contiguous pages (none is tried for a second
+ *	2^%L2ARC_PAGES_ORDER contiguous pages (none is tried for a second
  *	after); read and written without @lock
  */
-struct l2arc_pool {
+struct l2arc_pages {
 	spinlock_t lock;	/* protects pages, nr */
 	struct list_head pages;
 	unsigned int nr;
@@ -546,7 +546,7 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
  * @last_shrink: jiffies of the shrinker's last scan
  * @arc_ready: @arc is initialised (for the dtr of a half-built target)
  * @shrinker: gives ARC memory back under pressure
- * @pool: free pages for new buffers
+ * @pages: free pages for new buffers
  * @name: "dm-<minor>" for a target at sector 0 of its mapped device,
  *        "dm-<minor>+<start sector>" for one further in (a concatenation);
  *        names the /proc entry, the shrinker and the workqueues
@@ -584,7 +584,7 @@ struct l2arc_c {
 	unsigned long last_shrink;
 	bool arc_ready;
 	struct l2arc_shrinker shrinker;
-	struct l2arc_pool pool;
+	struct l2arc_pages pages;
 	char name[48];
 	struct l2arc_tunables tun;
 	struct l2arc_l2 l2;
@@ -726,10 +726,10 @@ int l2arc_dev_param_lookup(const char *name);
 u64 l2arc_dev_param(const struct l2arc_tunables *own, enum l2arc_param_id id);
 
 /* buf.c */
-void l2arc_pool_init(struct l2arc_pool *p, unsigned int block_pages);
-unsigned long l2arc_pool_shrink(struct l2arc_pool *p, unsigned long nr);
-void l2arc_pool_exit(struct l2arc_pool *p);
-unsigned int l2arc_pool_pages(struct l2arc_pool *p);
+void l2arc_pages_init(struct l2arc_pages *p, unsigned int block_pages);
+unsigned long l2arc_pages_shrink(struct l2arc_pages *p, unsigned long nr);
+void l2arc_pages_exit(struct l2arc_pages *p);
+unsigned int l2arc_pages_count(struct l2arc_pages *p);
 struct l2arc_buf *l2arc_buf_alloc(struct l2arc_c *lc, gfp_t gfp);
 void l2arc_buf_get(struct l2arc_buf *b);
 bool l2arc_buf_tryget(struct l2arc_buf *b);

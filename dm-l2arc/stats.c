@@ -378,7 +378,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 	vals[R_MRU_GHOST_BLOCKS] = b1;
 	vals[R_MFU_GHOST_BLOCKS] = b2;
 
-	vals[R_BUF_POOL_SIZE] = (u64)l2arc_pool_pages(&lc->pool) << PAGE_SHIFT;
+	vals[R_BUF_POOL_SIZE] = (u64)l2arc_pages_count(&lc->pages) << PAGE_SHIFT;
 	vals[R_RUNS_DEFERRED] = atomic64_read(&lc->iop.runs_deferred);
 	vals[R_L2_NDEV] = lc->cache && !READ_ONCE(lc->l2.failed);
 	vals[R_L2_DEGRADED] = READ_ONCE(lc->l2.failed);

@@ -80,7 +80,7 @@ static unsigned long l2arc_shrink_count(struct shrinker *s,
 	u64 resident = arc_list_size(&lc->arc, ARC_T1) +
 		       arc_list_size(&lc->arc, ARC_T2);
 
-	unsigned long n = l2arc_pool_pages(&lc->pool) +
+	unsigned long n = l2arc_pages_count(&lc->pages) +
 			  READ_ONCE(lc->feed.handoff_nr) * lc->block_pages;
 
 	/*
@@ -114,12 +114,12 @@ static unsigned long l2arc_shrink_scan(struct shrinker *s,
 	struct l2arc_hold h;
 	unsigned long freed;
 
-	freed = l2arc_pool_shrink(&lc->pool, sc->nr_to_scan);
+	freed = l2arc_pages_shrink(&lc->pages, sc->nr_to_scan);
 	if (freed >= sc->nr_to_scan)
 		return freed;
 	/* evicted blocks waiting for the feed go before resident ones */
 	if (l2arc_handoff_shrink(lc, sc->nr_to_scan - freed)) {
-		freed += l2arc_pool_shrink(&lc->pool, ULONG_MAX);
+		freed += l2arc_pages_shrink(&lc->pages, ULONG_MAX);
 		if (freed >= sc->nr_to_scan)
 			return freed;
 	}
@@ -139,7 +139,7 @@ static unsigned long l2arc_shrink_scan(struct shrinker *s,
 	l2arc_stat_add(lc, L2ARC_STAT_SHRINKS, blocks);
 	lc->last_shrink = jiffies;
 	l2arc_bulk_unlock(lc, &h);
-	freed += l2arc_pool_shrink(&lc->pool, ULONG_MAX);
+	freed += l2arc_pages_shrink(&lc->pages, ULONG_MAX);
 
 	return freed ? freed : SHRINK_STOP;
 }
@@ -164,7 +164,7 @@ static void l2arc_dtr(struct dm_target *ti)
 	if (lc->arc_ready)
 		arc_exit(&lc->arc);
 	l2arc_whatif_destroy(lc->whatif);
-	l2arc_pool_exit(&lc->pool);
+	l2arc_pages_exit(&lc->pages);
 	l2arc_feed_exit(lc);
 	l2arc_users_del(lc);	/* before its devices go */
 	if (lc->cache)
@@ -282,7 +282,7 @@ static struct l2arc_c *l2arc_ctx_new(struct dm_target *ti)
 	mutex_init(&lc->feed.mutex);
 	l2arc_iopath_init(lc);
 	l2arc_watch_setup(lc);
-	l2arc_pool_init(&lc->pool, 1);
+	l2arc_pages_init(&lc->pages, 1);
 	INIT_LIST_HEAD(&lc->l2.reads);
 	init_waitqueue_head(&lc->l2.read_wait);
 	/* unique among the targets of one table (a concatenation) */
@@ -342,7 +342,7 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	lc->block_sectors = lc->table.block_sectors;
 	lc->block_shift = ilog2(lc->block_sectors);
 	lc->block_pages = l2arc_block_bytes(lc) >> PAGE_SHIFT;
-	l2arc_pool_init(&lc->pool, lc->block_pages);
+	l2arc_pages_init(&lc->pages, lc->block_pages);
 	lc->tun = lc->table.tun;
 
 	r = l2arc_get_devices(lc, ti);
