@@ -22,6 +22,7 @@ static struct l2arc_c *buf_test_dev(struct kunit *test, unsigned int pages)
 
 	lc = kunit_kzalloc(test, sizeof(*lc), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, lc);
+	lc->arc = &lc->arc_own;
 	lc->block_pages = pages;
 	lc->block_sectors = pages << (PAGE_SHIFT - SECTOR_SHIFT);
 	l2arc_pages_init(&lc->pages, pages);

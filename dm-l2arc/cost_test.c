@@ -368,7 +368,7 @@ static u64 cost_hitlog_round(struct cost_ctx *ctx, struct l2arc_c *lc,
 			struct arc_hdr *hdr;
 
 			rcu_read_lock();
-			hdr = arc_lookup_rcu(&lc->arc, to_oblock(first + j));
+			hdr = arc_lookup_rcu(lc->arc, to_oblock(first + j));
 			if (hdr && !READ_ONCE(hdr->data))
 				hdr = NULL;
 			rcu_read_unlock();
@@ -403,10 +403,11 @@ static void cost_test_hitlog(struct kunit *test)
 
 	lc = kunit_kzalloc(test, sizeof(*lc), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, lc);
+	lc->arc = &lc->arc_own;
 	lc->stats = alloc_percpu(struct l2arc_stats);
 	KUNIT_ASSERT_NOT_NULL(test, lc->stats);
 	if (l2arc_hitlog_init(&lc->hitlog) ||
-	    arc_init(&lc->arc, COST_BLOCKS, &cost_lc_ops, lc)) {
+	    arc_init(lc->arc, COST_BLOCKS, &cost_lc_ops, lc)) {
 		l2arc_hitlog_exit(&lc->hitlog);
 		free_percpu(lc->stats);
 		KUNIT_FAIL(test, "no memory for the device");
@@ -416,8 +417,8 @@ static void cost_test_hitlog(struct kunit *test)
 		if (!spare)
 			spare = arc_hdr_alloc(GFP_KERNEL);
 		l2arc_lock(lc);
-		if (arc_access(&lc->arc, to_oblock(i), 0, &spare, &hdr) >= 0)
-			arc_hdr_set_data(&lc->arc, hdr, COST_DATA);
+		if (arc_access(lc->arc, to_oblock(i), 0, &spare, &hdr) >= 0)
+			arc_hdr_set_data(lc->arc, hdr, COST_DATA);
 		l2arc_unlock(lc);
 	}
 	arc_hdr_free(spare);
@@ -431,7 +432,7 @@ static void cost_test_hitlog(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, served, 2ULL * COST_ROUNDS * COST_OPS);
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], 2ULL * COST_ROUNDS * COST_OPS);
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_MISSES], 0ULL);
-	arc_exit(&lc->arc);
+	arc_exit(lc->arc);
 	l2arc_hitlog_exit(&lc->hitlog);
 	free_percpu(lc->stats);
 

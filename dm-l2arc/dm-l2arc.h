@@ -518,6 +518,7 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
 #define L2ARC_LAT_CLASS1_MAX	SZ_256K
 
 #include "io.h"
+#include "pool.h"
 #include "l2.h"
 #include "feed.h"
 #include "persist.h"
@@ -535,8 +536,17 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
  * @nr_blocks: blocks mapped by the target (ti->len / @block_sectors)
  * @c_max: this device's arc_max, in blocks
  * @c_min: this device's arc_min, in blocks, 16..@c_max
- * @arc: the ARC directory; @arc.lock also protects @gauge,
- *       @last_shrink and the l2_* fields
+ * @arc: the ARC directory: @arc_own, or the pool's (&l2arc_pool.arc) for
+ *       a member of a pool; @arc->lock also protects @gauge,
+ *       @last_shrink, @arc_blocks and the l2_* fields
+ * @arc_own: the ARC of a device of its own (unused by a pool member)
+ * @pool: the pool whose ARC the device shares, or NULL (pool.c)
+ * @pool_dev: the pool's mapped device, held open while a member, or NULL
+ * @pool_node: link in the pool's members (l2arc_pools_mutex)
+ * @key_base: the origin's id in the pool shifted to the high bits of its
+ *	blocks' ARC keys (l2arc_key()); 0 for a device of its own
+ * @arc_blocks: blocks whose data this device has in the ARC, under
+ *	@arc->lock
  * @stats: counters per CPU, see &enum l2arc_stat (l2arc_stat_add())
  * @hitlog: ARC hits taken without @arc.lock, for its next holder (hitlog.c)
  * @stat_base: the sums of @stats at the last clear_stats, under @arc.lock
@@ -575,7 +585,13 @@ struct l2arc_c {
 	u64 nr_blocks;
 	u64 c_max;
 	u64 c_min;
-	struct arc arc;
+	struct arc *arc;
+	struct arc arc_own;
+	struct l2arc_pool *pool;
+	struct dm_dev *pool_dev;
+	struct list_head pool_node;
+	u64 key_base;
+	u64 arc_blocks;
 	struct l2arc_stats __percpu *stats;
 	struct l2arc_hitlog hitlog;
 	u64 stat_base[L2ARC_STAT_NR];
@@ -717,6 +733,46 @@ static inline void l2arc_log_dirty(struct l2arc_c *lc, u64 slot)
 		__set_bit(div_u64(slot, L2ARC_LOG_ENTRIES), lc->persist.log_dirty);
 }
 
+/**
+ * l2arc_key() - the ARC key of a block of the device's origin
+ * @lc: the device
+ * @b: the block, 0..@lc->nr_blocks - 1 (below 2^%L2ARC_KEY_BLOCK_BITS)
+ *
+ * The origin's id in its pool (0 for a device of its own) in the high
+ * bits, the block in the low ones, so that the origins of one pool share
+ * one ARC directory without two blocks sharing a key.
+ *
+ * Return: the key.
+ */
+static inline oblock_t l2arc_key(const struct l2arc_c *lc, u64 b)
+{
+	return to_oblock(lc->key_base | b);
+}
+
+/**
+ * l2arc_key_block() - the origin block of an ARC key
+ * @key: a key from l2arc_key()
+ *
+ * Return: the block, below 2^%L2ARC_KEY_BLOCK_BITS.
+ */
+static inline u64 l2arc_key_block(oblock_t key)
+{
+	return from_oblock(key) & (BIT_ULL(L2ARC_KEY_BLOCK_BITS) - 1);
+}
+
+/**
+ * l2arc_key_mine() - is @key a key of the device's origin?
+ * @lc: the device
+ * @key: an ARC key of its directory
+ *
+ * Return: true when @key's id is the device's.
+ */
+static inline bool l2arc_key_mine(const struct l2arc_c *lc, oblock_t key)
+{
+	return (from_oblock(key) & ~(BIT_ULL(L2ARC_KEY_BLOCK_BITS) - 1)) ==
+	       lc->key_base;
+}
+
 /* params.c */
 u64 l2arc_param(enum l2arc_param_id id);
 u64 l2arc_sys_free(void);
@@ -742,6 +798,8 @@ void l2arc_buf_add_to_bio(struct bio *bio, struct l2arc_buf *b);
 /* table.c */
 int l2arc_parse_table(struct l2arc_table *t, unsigned int argc, char **argv,
 		      char **error);
+int l2arc_parse_pool_table(struct l2arc_table *t, unsigned int argc,
+			   char **argv, char **error);
 void l2arc_table_free(struct l2arc_table *t);
 char *l2arc_join_words(unsigned int argc, char **argv);
 

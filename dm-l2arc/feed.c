@@ -136,7 +136,7 @@ static bool l2arc_eligible(struct arc_hdr *hdr, bool noprefetch)
 static void l2arc_mark_writing(struct l2arc_c *lc, struct arc_hdr *hdr)
 {
 	l2arc_assert_locked(lc);
-	arc_hdr_pin(&lc->arc, hdr);
+	arc_hdr_pin(lc->arc, hdr);
 	hdr->flags &= ~(L2ARC_F_CLASS_PREFETCH | L2ARC_F_CLASS_MFU);
 	if (hdr->flags & ARC_F_PREFETCH)
 		hdr->flags |= L2ARC_F_CLASS_PREFETCH;
@@ -291,7 +291,7 @@ static void l2arc_drop_uncopied(struct l2arc_c *lc, struct arc_hdr *hdr)
 	l2arc_assert_locked(lc);
 	if (hdr->state == ARC_L2ONLY &&
 	    !(hdr->flags & (ARC_F_L2 | L2ARC_F_L2_WRITING)))
-		arc_hdr_clear_l2(&lc->arc, hdr);
+		arc_hdr_clear_l2(lc->arc, hdr);
 }
 
 /*
@@ -305,7 +305,7 @@ static void l2arc_handoff_forget(struct l2arc_c *lc, struct l2arc_buf *buf)
 	l2arc_assert_locked(lc);
 	hdr->flags &= ~L2ARC_F_L2_WRITING;
 	l2arc_drop_uncopied(lc, hdr);
-	arc_hdr_unpin(&lc->arc, hdr);
+	arc_hdr_unpin(lc->arc, hdr);
 	l2arc_buf_put(lc, buf);
 }
 
@@ -411,13 +411,13 @@ static const struct {
  */
 static struct arc_hdr *l2arc_scan_start(struct l2arc_c *lc, unsigned int i)
 {
-	struct list_head *head = &lc->arc.lists[l2arc_feed_lists[i].id];
+	struct list_head *head = &lc->arc->lists[l2arc_feed_lists[i].id];
 	struct arc_hdr *hdr = lc->feed.cursor[i];
 
 	l2arc_assert_locked(lc);
 	lc->feed.cursor[i] = NULL;
 	if (hdr)
-		hdr = l2arc_walk_resume(&lc->arc, hdr, l2arc_feed_lists[i].state,
+		hdr = l2arc_walk_resume(lc->arc, hdr, l2arc_feed_lists[i].state,
 					NULL);
 	return hdr ?: list_first_entry_or_null(head, struct arc_hdr, list);
 }
@@ -443,7 +443,7 @@ static unsigned int l2arc_collect(struct l2arc_c *lc, struct l2arc_wentry *w,
 
 	l2arc_bulk_lock(lc, &h);
 	for (i = 0; i < L2ARC_FEED_LISTS; i++) {
-		head = &lc->arc.lists[l2arc_feed_lists[i].id];
+		head = &lc->arc->lists[l2arc_feed_lists[i].id];
 		scanned = 0;
 		restarts = 0;
 		hdr = l2arc_scan_start(lc, i);
@@ -465,9 +465,9 @@ static unsigned int l2arc_collect(struct l2arc_c *lc, struct l2arc_wentry *w,
 			if (!hdr || restarts >= L2ARC_SCAN_RESTARTS ||
 			    !l2arc_bulk_due(&h))
 				continue;
-			arc_hdr_pin(&lc->arc, hdr);
+			arc_hdr_pin(lc->arc, hdr);
 			l2arc_bulk_relax(lc, &h);
-			hdr = l2arc_walk_resume(&lc->arc, hdr,
+			hdr = l2arc_walk_resume(lc->arc, hdr,
 						l2arc_feed_lists[i].state,
 						NULL);
 			if (!hdr) {	/* it moved: from the LRU end again */
@@ -479,7 +479,7 @@ static unsigned int l2arc_collect(struct l2arc_c *lc, struct l2arc_wentry *w,
 		}
 		/* the next feed goes on from here */
 		if (hdr && depth != U64_MAX) {
-			arc_hdr_pin(&lc->arc, hdr);
+			arc_hdr_pin(lc->arc, hdr);
 			lc->feed.cursor[i] = hdr;
 		}
 	}
@@ -497,7 +497,7 @@ static void l2arc_scan_reset(struct l2arc_c *lc)
 		if (!lc->feed.cursor[i])
 			continue;
 		l2arc_lock(lc);
-		arc_hdr_unpin(&lc->arc, lc->feed.cursor[i]);
+		arc_hdr_unpin(lc->arc, lc->feed.cursor[i]);
 		lc->feed.cursor[i] = NULL;
 		l2arc_unlock(lc);
 	}
@@ -524,7 +524,7 @@ static void l2arc_assign(struct l2arc_c *lc, struct l2arc_wentry *w,
 		if (l2arc_owns(&w[i], true)) {
 			w[i].hdr->l2_slot = w[i].slot;
 			l2arc_slot(&lc->l2.ix, w[i].slot)->word =
-				from_oblock(w[i].hdr->oblock) | L2ARC_SLOT_HDR;
+				l2arc_key_block(w[i].hdr->oblock) | L2ARC_SLOT_HDR;
 		}
 		l2arc_bulk_yield(lc, &h);
 	}
@@ -618,7 +618,7 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 			hdr->flags &= ~L2ARC_F_L2_WRITING;
 		if (valid) {
 			l2arc_slot(&lc->l2.ix, w[i].slot)->cksum = w[i].cksum;
-			arc_hdr_set_l2(&lc->arc, hdr);
+			arc_hdr_set_l2(lc->arc, hdr);
 			l2arc_log_dirty(lc, w[i].slot);
 			lc->l2.blocks++;
 			lc->l2.class_blocks[l2arc_class(hdr)]++;
@@ -627,7 +627,7 @@ static void l2arc_finish_batch(struct l2arc_c *lc, struct l2arc_wentry *w,
 				l2arc_slot(&lc->l2.ix, w[i].slot)->word = 0;
 			l2arc_drop_uncopied(lc, hdr);
 		}
-		arc_hdr_unpin(&lc->arc, hdr);
+		arc_hdr_unpin(lc->arc, hdr);
 		l2arc_bulk_yield(lc, &h);
 	}
 	l2arc_bulk_unlock(lc, &h);
@@ -842,7 +842,7 @@ static bool l2arc_feed_plan(struct l2arc_c *lc, bool message,
 	u64 budget, headroom;
 
 	p->win_max = l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_MAX);
-	if (!arc_is_warm(&lc->arc))
+	if (!arc_is_warm(lc->arc))
 		p->win_max += l2arc_dev_param(&lc->tun, L2ARC_P_WRITE_BOOST);
 	/* at least one block (OpenZFS rounds up to one buffer) */
 	p->win_max = max_t(u64, p->win_max, bytes);
@@ -863,7 +863,7 @@ static bool l2arc_feed_plan(struct l2arc_c *lc, bool message,
 	if (budget < bytes)
 		return false;
 	p->n_max = div_u64(budget, bytes);
-	budget = min_t(u64, budget, arc_c(&lc->arc) * bytes);
+	budget = min_t(u64, budget, arc_c(lc->arc) * bytes);
 	p->budget = budget;	/* "busy": wrote more than half of this */
 	p->scan_max = max_t(u64, 1, div_u64(budget, bytes));
 	headroom = l2arc_dev_param(&lc->tun, L2ARC_P_HEADROOM);

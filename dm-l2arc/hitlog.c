@@ -203,7 +203,7 @@ void l2arc_hitread_start(struct l2arc_c *lc, struct l2arc_hitread *hr,
 {
 	hr->rec = (struct l2arc_hitrec){
 		.first = first,
-		.unhashed = arc_unhash_seq(&lc->arc),
+		.unhashed = arc_unhash_seq(lc->arc),
 	};
 }
 
@@ -303,7 +303,7 @@ static void l2arc_hitlog_access_one(struct l2arc_c *lc, u64 b,
 		if (hdr->flags & ARC_F_PREFETCH)
 			l2arc_stat_inc(lc,
 				       L2ARC_STAT_DEMAND_HIT_PREDICTIVE_PREFETCH);
-		r = arc_access_hdr(&lc->arc, hdr, 0);
+		r = arc_access_hdr(lc->arc, hdr, 0);
 	}
 	l2arc_count_access(lc, r, false, false);
 	if (l2arc_whatif_sampled(lc->whatif, b))
@@ -421,7 +421,7 @@ void l2arc_hitlog_access(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
 	l2arc_assert_locked(lc);
 	for (i = 0; i < rec->nr; i++)
 		l2arc_hitlog_access_one(lc, rec->first + i,
-					arc_lookup_seen(&lc->arc,
-							to_oblock(rec->first + i),
+					arc_lookup_seen(lc->arc,
+							l2arc_key(lc, rec->first + i),
 							hdr[i], rec->unhashed));
 }

@@ -51,12 +51,13 @@ static int hl_init(struct kunit *test)
 		kfree(lc);
 		return -ENOMEM;
 	}
+	lc->arc = &lc->arc_own;
 	ctx->lc = lc;
 	test->priv = ctx;	/* the exit runs even when this fails */
 	lc->stats = alloc_percpu(struct l2arc_stats);
 	if (!lc->stats || l2arc_hitlog_init(&lc->hitlog))
 		return -ENOMEM;
-	if (arc_init(&lc->arc, 64, &hl_ops, lc))
+	if (arc_init(lc->arc, 64, &hl_ops, lc))
 		return -ENOMEM;
 	lc->arc_ready = true;
 	if (arc_init(&ctx->ref, 64, &hl_ops, NULL))
@@ -74,7 +75,7 @@ static void hl_exit(struct kunit *test)
 	if (ctx->ref.ops)
 		arc_exit(&ctx->ref);
 	if (lc->arc_ready)
-		arc_exit(&lc->arc);
+		arc_exit(lc->arc);
 	l2arc_hitlog_exit(&lc->hitlog);
 	free_percpu(lc->stats);
 	kfree(lc);
@@ -98,11 +99,11 @@ static int hl_locked_access(struct kunit *test, struct l2arc_c *lc, u64 b)
 
 	KUNIT_ASSERT_NOT_NULL(test, spare);
 	l2arc_lock(lc);
-	r = arc_access(&lc->arc, to_oblock(b), 0, &spare, &hdr);
+	r = arc_access(lc->arc, to_oblock(b), 0, &spare, &hdr);
 	if (r >= 0) {
 		l2arc_count_access(lc, r, false, false);
 		if (!hdr->data)
-			arc_hdr_set_data(&lc->arc, hdr, HL_DATA);
+			arc_hdr_set_data(lc->arc, hdr, HL_DATA);
 	}
 	l2arc_unlock(lc);
 	arc_hdr_free(spare);
@@ -140,10 +141,10 @@ static bool hl_resident_rcu(struct l2arc_c *lc, u64 first, u32 nr,
 	bool hit = true;
 	u32 i;
 
-	rec->unhashed = arc_unhash_seq(&lc->arc);
+	rec->unhashed = arc_unhash_seq(lc->arc);
 	rcu_read_lock();
 	for (i = 0; i < nr; i++) {
-		hdr[i] = arc_lookup_rcu(&lc->arc, to_oblock(first + i));
+		hdr[i] = arc_lookup_rcu(lc->arc, to_oblock(first + i));
 		hit = hit && hdr[i] && READ_ONCE(hdr[i]->data);
 	}
 	rcu_read_unlock();
@@ -218,12 +219,12 @@ static void hitlog_test_replay_exact(struct kunit *test)
 	}
 	l2arc_lock(lc);		/* applies what is left */
 	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog), 0ULL);
-	hl_expect_same_list(test, &lc->arc, &ctx->ref, ARC_T1);
-	hl_expect_same_list(test, &lc->arc, &ctx->ref, ARC_T2);
-	hl_expect_same_list(test, &lc->arc, &ctx->ref, ARC_B1);
-	hl_expect_same_list(test, &lc->arc, &ctx->ref, ARC_B2);
-	KUNIT_EXPECT_EQ(test, arc_p_fixed(&lc->arc), arc_p_fixed(&ctx->ref));
-	KUNIT_EXPECT_EQ(test, arc_c(&lc->arc), arc_c(&ctx->ref));
+	hl_expect_same_list(test, lc->arc, &ctx->ref, ARC_T1);
+	hl_expect_same_list(test, lc->arc, &ctx->ref, ARC_T2);
+	hl_expect_same_list(test, lc->arc, &ctx->ref, ARC_B1);
+	hl_expect_same_list(test, lc->arc, &ctx->ref, ARC_B2);
+	KUNIT_EXPECT_EQ(test, arc_p_fixed(lc->arc), arc_p_fixed(&ctx->ref));
+	KUNIT_EXPECT_EQ(test, arc_c(lc->arc), arc_c(&ctx->ref));
 	l2arc_unlock(lc);
 
 	l2arc_stat_read_all(lc, v);
@@ -280,11 +281,11 @@ static void hl_t1_blocks(struct kunit *test, struct l2arc_c *lc, u64 n)
 static void hl_expect_t2(struct kunit *test, struct l2arc_c *lc, u64 x,
 			 u64 y, u64 z)
 {
-	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T1), 0ULL);
-	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T2), 3ULL);
-	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, 0), x);
-	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, 1), y);
-	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, 2), z);
+	KUNIT_EXPECT_EQ(test, arc_list_size(lc->arc, ARC_T1), 0ULL);
+	KUNIT_EXPECT_EQ(test, arc_list_size(lc->arc, ARC_T2), 3ULL);
+	KUNIT_EXPECT_EQ(test, hl_list_block(lc->arc, ARC_T2, 0), x);
+	KUNIT_EXPECT_EQ(test, hl_list_block(lc->arc, ARC_T2, 1), y);
+	KUNIT_EXPECT_EQ(test, hl_list_block(lc->arc, ARC_T2, 2), z);
 }
 
 /* The device's MRU hits, MFU hits and misses are @mru, @mfu and @misses. */
@@ -406,7 +407,7 @@ static void hitlog_test_gone(struct kunit *test)
 
 	hl_put_record(lc, 1000, 1, 1);
 	l2arc_lock(lc);
-	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&lc->arc), 0U);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(lc->arc), 0U);
 	l2arc_unlock(lc);
 	hl_expect_counts(test, lc, 0, 1, 0);
 }
@@ -427,11 +428,11 @@ static struct arc_hdr *hl_replace(struct kunit *test, struct l2arc_c *lc,
 	spare = arc_hdr_alloc(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, spare);
 	l2arc_lock(lc);
-	arc_invalidate(&lc->arc, old);
-	r = arc_access(&lc->arc, to_oblock(b), 0, &spare, &hdr);
+	arc_invalidate(lc->arc, old);
+	r = arc_access(lc->arc, to_oblock(b), 0, &spare, &hdr);
 	if (r >= 0) {
 		l2arc_count_access(lc, r, false, false);
-		arc_hdr_set_data(&lc->arc, hdr, HL_DATA);
+		arc_hdr_set_data(lc->arc, hdr, HL_DATA);
 	}
 	l2arc_unlock(lc);
 	arc_hdr_free(spare);
@@ -461,13 +462,13 @@ static void hitlog_test_left(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, l2arc_hitlog_add(lc, &rec, &found));
 	l2arc_lock(lc);
 	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog), 0ULL);
-	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T1), 1ULL);
-	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T1, 0), 0ULL);
-	KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T1, 1), U64_MAX);
-	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T2), 1ULL);
-	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&lc->arc.lists[ARC_T2],
+	KUNIT_EXPECT_EQ(test, arc_list_size(lc->arc, ARC_T1), 1ULL);
+	KUNIT_EXPECT_EQ(test, hl_list_block(lc->arc, ARC_T1, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, hl_list_block(lc->arc, ARC_T1, 1), U64_MAX);
+	KUNIT_EXPECT_EQ(test, arc_list_size(lc->arc, ARC_T2), 1ULL);
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&lc->arc->lists[ARC_T2],
 						   struct arc_hdr, list), hdr);
-	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&lc->arc), 2U);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(lc->arc), 2U);
 	l2arc_unlock(lc);
 	hl_expect_counts(test, lc, 1, 0, 3);
 }
@@ -494,9 +495,9 @@ static void hitlog_test_left_later(struct kunit *test)
 	l2arc_lock(lc);
 	KUNIT_EXPECT_EQ(test, l2arc_hitlog_pending(&lc->hitlog), 0ULL);
 	hl_expect_t2(test, lc, 0, 1, 2);
-	lru = list_first_entry(&lc->arc.lists[ARC_T2], struct arc_hdr, list);
+	lru = list_first_entry(&lc->arc->lists[ARC_T2], struct arc_hdr, list);
 	KUNIT_EXPECT_PTR_EQ(test, list_next_entry(lru, list), hdr);
-	KUNIT_EXPECT_EQ(test, arc_nr_hashed(&lc->arc), 3U);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(lc->arc), 3U);
 	l2arc_unlock(lc);
 	hl_expect_counts(test, lc, 3, 0, 4);
 
@@ -547,10 +548,10 @@ static void hitlog_test_layout(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, c->hdr[i], found[i]);
 	put_cpu_ptr(lc->hitlog.cpu);
 	l2arc_lock(lc);
-	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T1), 0ULL);
-	KUNIT_EXPECT_EQ(test, arc_list_size(&lc->arc, ARC_T2), 5ULL);
+	KUNIT_EXPECT_EQ(test, arc_list_size(lc->arc, ARC_T1), 0ULL);
+	KUNIT_EXPECT_EQ(test, arc_list_size(lc->arc, ARC_T2), 5ULL);
 	for (i = 0; i < 5; i++)
-		KUNIT_EXPECT_EQ(test, hl_list_block(&lc->arc, ARC_T2, i), (u64)i);
+		KUNIT_EXPECT_EQ(test, hl_list_block(lc->arc, ARC_T2, i), (u64)i);
 	l2arc_unlock(lc);
 	hl_expect_counts(test, lc, 5, 0, 5);
 }
@@ -643,7 +644,7 @@ static void hitlog_test_walk_resume(struct kunit *test)
 	static const u64 read_first[2] = { 6, 1 };
 	static const u32 read_nr[2] = { 1, 2 };
 	struct l2arc_c *lc = ((struct hl_ctx *)test->priv)->lc;
-	struct arc *arc = &lc->arc;
+	struct arc *arc = lc->arc;
 	struct arc_hdr *hdr[2], *next, *other, *got;
 	struct l2arc_hitrec rec;
 	struct arc_cursor cur;

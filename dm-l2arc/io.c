@@ -116,8 +116,8 @@
 static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data,
 			     enum arc_evict_reason why)
 {
-	struct l2arc_c *lc = arc->private;
-	u64 bytes = l2arc_block_bytes(lc);
+	struct l2arc_c *lc;
+	u64 bytes;
 
 	lockdep_assert_held(&arc->lock);
 	if (hdr->flags & ARC_F_IO_IN_PROGRESS) {
@@ -125,6 +125,10 @@ static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data,
 		hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
 		return;
 	}
+	/* a pool's ARC holds several devices' buffers */
+	lc = ((struct l2arc_buf *)data)->owner;
+	bytes = l2arc_block_bytes(lc);
+	lc->arc_blocks--;
 	if (hdr->flags & ARC_F_PREFETCH)
 		l2arc_stat_inc(lc, L2ARC_STAT_PREFETCH_EVICTED_UNUSED);
 	if (hdr->flags & ARC_F_L2) {
@@ -146,6 +150,11 @@ const struct arc_ops l2arc_arc_ops = {
 	.l2_drop = l2arc_l2_drop,
 	.l2_compact = l2arc_l2_compact,
 	.l2_claim = l2arc_l2_claim,
+};
+
+/* A pool's ARC: its members have no cache device (pool.c). */
+const struct arc_ops l2arc_pool_arc_ops = {
+	.evict_data = l2arc_evict_data,
 };
 
 /* ---- Per-bio state and completion of reads ---- */
@@ -351,7 +360,7 @@ static bool l2arc_run_l2_done(struct l2arc_c *lc, struct l2arc_run *run)
 		if (run->status || !f->l2_unverified)
 			l2arc_l2_error(lc);
 		if (own)
-			arc_hdr_clear_l2(&lc->arc, hdr);
+			arc_hdr_clear_l2(lc->arc, hdr);
 	}
 	l2arc_l2_read_done(lc, run);
 	l2arc_unlock(lc);
@@ -391,17 +400,18 @@ static void l2arc_run_done(struct l2arc_c *lc, struct l2arc_run *run)
 			if (!status) {
 				hdr->flags &= ~ARC_F_IO_IN_PROGRESS;
 				l2arc_buf_get(f->buf);
-				arc_hdr_set_data(&lc->arc, hdr, f->buf);
+				arc_hdr_set_data(lc->arc, hdr, f->buf);
+				lc->arc_blocks++;
 			} else {
-				arc_invalidate(&lc->arc, hdr);
+				arc_invalidate(lc->arc, hdr);
 				l2arc_whatif_invalidate(lc->whatif,
-							from_oblock(hdr->oblock),
+							l2arc_key_block(hdr->oblock),
 							1);
 			}
 		} else if (f->detached) {
 			l2arc_stat_inc(lc, L2ARC_STAT_FILL_DISCARDED);
 		}
-		arc_hdr_unpin(&lc->arc, hdr);
+		arc_hdr_unpin(lc->arc, hdr);
 	}
 	l2arc_unlock(lc);
 
@@ -537,10 +547,10 @@ static void l2arc_fill_attach(struct l2arc_c *lc, struct l2arc_fill *f,
 				l2arc_stat_inc(lc, L2ARC_STAT_L2_RW_CLASH);
 		}
 	}
-	buf->oblock = from_oblock(hdr->oblock);
+	buf->oblock = l2arc_key_block(hdr->oblock);
 	hdr->flags |= ARC_F_IO_IN_PROGRESS;
-	arc_hdr_set_data(&lc->arc, hdr, l2arc_fill_data(f));
-	arc_hdr_pin(&lc->arc, hdr);
+	arc_hdr_set_data(lc->arc, hdr, l2arc_fill_data(f));
+	arc_hdr_pin(lc->arc, hdr);
 }
 
 /* ---- Mapping reads ---- */
@@ -576,17 +586,18 @@ static bool l2arc_memory_short(struct l2arc_c *lc)
  */
 static void l2arc_grow(struct l2arc_c *lc)
 {
-	u64 c = arc_c(&lc->arc);
+	unsigned long last = lc->pool ? READ_ONCE(lc->pool->last_shrink) :
+					lc->last_shrink;
+	u64 c = arc_c(lc->arc);
 
-	if (c < lc->c_max &&
-	    time_after(jiffies, lc->last_shrink + L2ARC_GROW_RETRY) &&
+	if (c < lc->c_max && time_after(jiffies, last + L2ARC_GROW_RETRY) &&
 	    !l2arc_memory_short(lc))
-		arc_set_c(&lc->arc, c + 1);
+		arc_set_c(lc->arc, c + 1);
 }
 
 static void l2arc_note_hash_max(struct l2arc_c *lc)
 {
-	u64 n = arc_nr_hashed(&lc->arc);
+	u64 n = arc_nr_hashed(lc->arc);
 
 	l2arc_assert_locked(lc);
 	if (n > lc->gauge[L2ARC_GAUGE_HASH_ELEMENTS_MAX])
@@ -625,7 +636,7 @@ static unsigned int l2arc_run_bridge(struct l2arc_c *lc, struct l2arc_run *run,
 		     ((L2ARC_RUN_BRIDGE_BYTES >> SECTOR_SHIFT) >>
 		      lc->block_shift) + 1);
 	for (n = 0; n < room && b + n <= last; n++) {
-		struct arc_hdr *hdr = arc_lookup(&lc->arc, to_oblock(b + n));
+		struct arc_hdr *hdr = arc_lookup(lc->arc, l2arc_key(lc, b + n));
 
 		if (hdr && (hdr->state == ARC_MRU || hdr->state == ARC_MFU))
 			continue;
@@ -919,7 +930,7 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 		m.tail = &(*m.tail)->next;
 	for (b = first; b <= last; b++) {
 		struct l2arc_wait *w = io ? &io->waits[b - first] : NULL;
-		struct arc_hdr *hdr = arc_lookup(&lc->arc, to_oblock(b));
+		struct arc_hdr *hdr = arc_lookup(lc->arc, l2arc_key(lc, b));
 		bool resident = hdr && (hdr->state == ARC_MRU ||
 					hdr->state == ARC_MFU);
 		struct l2arc_miss x = {};
@@ -933,11 +944,11 @@ static u64 l2arc_map_blocks(struct l2arc_c *lc, u64 first, u64 last,
 		was_prefetch = hdr && (hdr->flags & ARC_F_PREFETCH);
 		if (hdr) {
 			/* the lookup above found it: no second lookup */
-			r = arc_access_hdr(&lc->arc, hdr, m.prefetch ?
+			r = arc_access_hdr(lc->arc, hdr, m.prefetch ?
 					   ARC_ACCESS_PREFETCH : 0);
 		} else {
 			/* none: a new header, without a second lookup */
-			r = arc_insert(&lc->arc, to_oblock(b),
+			r = arc_insert(lc->arc, l2arc_key(lc, b),
 				       m.prefetch ? ARC_ACCESS_PREFETCH : 0,
 				       &x.spare, &hdr);
 			arc_hdr_free(x.spare);	/* NULL once arc_insert took it */
@@ -999,7 +1010,7 @@ static void l2arc_zfetch(struct l2arc_c *lc, u64 first, u64 last)
 	max_dist = l2arc_param(L2ARC_P_ZFETCH_MAX_DISTANCE) >>
 		   (lc->block_shift + SECTOR_SHIFT);
 	max_dist = clamp_t(u64, max_dist, 1,
-			   max_t(u64, 1, READ_ONCE(lc->arc.c) / 8));
+			   max_t(u64, 1, READ_ONCE(lc->arc->c) / 8));
 
 	ahead = l2arc_zfetch_access(&lc->zf, first, last, max_dist,
 				    lc->nr_blocks, &from, &to);
@@ -1115,7 +1126,7 @@ static u64 l2arc_map_hits(struct l2arc_c *lc, struct l2arc_io *io,
 		struct arc_hdr *hdr;
 
 		rcu_read_lock();
-		hdr = arc_lookup_rcu(&lc->arc, to_oblock(b));
+		hdr = arc_lookup_rcu(lc->arc, l2arc_key(lc, b));
 		if (hdr)
 			buf = l2arc_hdr_buf_rcu(hdr);
 		if (buf && !l2arc_buf_tryget(buf))

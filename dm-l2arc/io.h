@@ -267,6 +267,7 @@ struct l2arc_iopath {
 };
 
 extern const struct arc_ops l2arc_arc_ops;
+extern const struct arc_ops l2arc_pool_arc_ops;
 int l2arc_map(struct dm_target *ti, struct bio *bio);
 int l2arc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
 void l2arc_invalidate_all(struct l2arc_c *lc);

@@ -97,7 +97,7 @@ bool l2arc_slot_is(struct l2arc_c *lc, u64 slot, struct arc_hdr *hdr)
 		return false;
 	sl = l2arc_slot(&lc->l2.ix, slot);
 	return (sl->word & L2ARC_SLOT_HDR) &&
-	       l2arc_slot_oblock(sl) == from_oblock(hdr->oblock);
+	       l2arc_slot_oblock(sl) == l2arc_key_block(hdr->oblock);
 }
 
 /**
@@ -120,7 +120,7 @@ struct arc_hdr *l2arc_slot_hdr(struct l2arc_c *lc, u64 slot)
 	l2arc_assert_locked(lc);
 	if (!(sl->word & L2ARC_SLOT_HDR))
 		return NULL;
-	hdr = arc_lookup(&lc->arc, to_oblock(l2arc_slot_oblock(sl)));
+	hdr = arc_lookup(lc->arc, l2arc_key(lc, l2arc_slot_oblock(sl)));
 	if (!hdr || hdr->l2_slot != slot ||
 	    !(hdr->flags & (ARC_F_L2 | L2ARC_F_L2_WRITING)))
 		return NULL;
@@ -190,7 +190,7 @@ bool l2arc_l2_compact(struct arc *arc, struct arc_hdr *hdr)
 	unverified = l2arc_slot(&lc->l2.ix, hdr->l2_slot)->word &
 		     L2ARC_SLOT_UNVERIFIED;
 	hdr->flags &= ~(L2ARC_F_CLASS_PREFETCH | L2ARC_F_CLASS_MFU);
-	l2arc_index_add(&lc->l2.ix, hdr->l2_slot, from_oblock(hdr->oblock),
+	l2arc_index_add(&lc->l2.ix, hdr->l2_slot, l2arc_key_block(hdr->oblock),
 			cls);
 	l2arc_slot(&lc->l2.ix, hdr->l2_slot)->word |= unverified;
 	return true;
@@ -210,7 +210,7 @@ bool l2arc_l2_compact(struct arc *arc, struct arc_hdr *hdr)
 bool l2arc_l2_claim(struct arc *arc, struct arc_hdr *hdr)
 {
 	struct l2arc_c *lc = arc->private;
-	u32 slot = l2arc_l2_find(lc, from_oblock(hdr->oblock));
+	u32 slot = l2arc_l2_find(lc, l2arc_key_block(hdr->oblock));
 	struct l2arc_slot *sl;
 	u8 cls;
 
@@ -463,7 +463,7 @@ void l2arc_evict_slot(struct l2arc_c *lc, u64 slot)
 		l2arc_stat_inc(lc, L2ARC_STAT_L2_EVICT_AHEAD);
 	}
 	if (hdr && (hdr->flags & ARC_F_L2))
-		arc_hdr_clear_l2(&lc->arc, hdr);
+		arc_hdr_clear_l2(lc->arc, hdr);
 	else	/* a feed write that never completed: forget the slot */
 		sl->word = 0;
 }
@@ -478,7 +478,7 @@ void l2arc_evict_slot(struct l2arc_c *lc, u64 slot)
  */
 bool l2arc_meta_over(struct l2arc_c *lc)
 {
-	u64 now = arc_list_size(&lc->arc, ARC_LIST_L2ONLY) *
+	u64 now = arc_list_size(lc->arc, ARC_LIST_L2ONLY) *
 		  sizeof(struct arc_hdr);
 	u64 limit = div_u64(L2ARC_ARC_MAX_BYTES *
 			    l2arc_param(L2ARC_P_META_PERCENT), 100);
@@ -571,7 +571,7 @@ void l2arc_l2_drop_all(struct l2arc_c *lc)
 		} else {
 			hdr = l2arc_slot_hdr(lc, s);
 			if (hdr && (hdr->flags & ARC_F_L2))
-				arc_hdr_clear_l2(&lc->arc, hdr);
+				arc_hdr_clear_l2(lc->arc, hdr);
 		}
 		l2arc_bulk_yield(lc, &h);
 	}

@@ -18,6 +18,7 @@ static int l2_test_init(struct kunit *test)
 	lc = kunit_kzalloc(test, sizeof(*lc), GFP_KERNEL);
 	if (!lc)
 		return -ENOMEM;
+	lc->arc = &lc->arc_own;
 	test->priv = lc;
 	return 0;
 }

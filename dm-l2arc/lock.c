@@ -37,7 +37,7 @@
  * Context: process context; returns with arc.lock held (BHs off).
  */
 void l2arc_bulk_lock(struct l2arc_c *lc, struct l2arc_hold *h)
-	__acquires(&lc->arc.lock)
+	__acquires(&lc->arc->lock)
 {
 	l2arc_lock(lc);
 	h->t0 = ktime_get_ns();
@@ -54,14 +54,14 @@ void l2arc_bulk_lock(struct l2arc_c *lc, struct l2arc_hold *h)
  * Context: arc.lock held by l2arc_bulk_lock(); returns with it released.
  */
 void l2arc_bulk_unlock(struct l2arc_c *lc, struct l2arc_hold *h)
-	__releases(&lc->arc.lock)
+	__releases(&lc->arc->lock)
 {
 	u64 held = ktime_get_ns() - h->t0;
 
 	l2arc_assert_locked(lc);
 	if (held > lc->gauge[L2ARC_GAUGE_LOCK_HOLD_MAX_NS])
 		lc->gauge[L2ARC_GAUGE_LOCK_HOLD_MAX_NS] = held;
-	spin_unlock_bh(&lc->arc.lock);
+	spin_unlock_bh(&lc->arc->lock);
 }
 
 /**
@@ -86,7 +86,7 @@ bool l2arc_bulk_due(struct l2arc_hold *h)
  * Context: arc.lock held by l2arc_bulk_lock(); may sleep.
  */
 void l2arc_bulk_relax(struct l2arc_c *lc, struct l2arc_hold *h)
-	__must_hold(&lc->arc.lock)
+	__must_hold(&lc->arc->lock)
 {
 	l2arc_assert_locked(lc);
 	l2arc_bulk_unlock(lc, h);
@@ -104,7 +104,7 @@ void l2arc_bulk_relax(struct l2arc_c *lc, struct l2arc_hold *h)
  * Return: true if the lock was dropped (and taken again).
  */
 bool l2arc_bulk_yield(struct l2arc_c *lc, struct l2arc_hold *h)
-	__must_hold(&lc->arc.lock)
+	__must_hold(&lc->arc->lock)
 {
 	l2arc_assert_locked(lc);
 	if (!l2arc_bulk_due(h))

@@ -30,16 +30,16 @@
  * Context: process or softirq context, not hard IRQ; not held already.
  */
 static inline void l2arc_lock(struct l2arc_c *lc)
-	__acquires(&lc->arc.lock)
+	__acquires(&lc->arc->lock)
 {
-	bool free = spin_trylock_bh(&lc->arc.lock);
+	bool free = spin_trylock_bh(&lc->arc->lock);
 
 	if (free && IS_ENABLED(CONFIG_PROVE_LOCKING))
-		spin_unlock_bh(&lc->arc.lock);
+		spin_unlock_bh(&lc->arc->lock);
 	if (!free)
 		l2arc_stat_inc(lc, L2ARC_STAT_LOCK_CONTENDED);
 	if (!free || IS_ENABLED(CONFIG_PROVE_LOCKING))
-		spin_lock_bh(&lc->arc.lock);
+		spin_lock_bh(&lc->arc->lock);
 	if (l2arc_hitlog_pending(&lc->hitlog))
 		l2arc_hitlog_apply(lc);
 }
@@ -51,9 +51,9 @@ static inline void l2arc_lock(struct l2arc_c *lc)
  * Context: the lock held by l2arc_lock().
  */
 static inline void l2arc_unlock(struct l2arc_c *lc)
-	__releases(&lc->arc.lock)
+	__releases(&lc->arc->lock)
 {
-	spin_unlock_bh(&lc->arc.lock);
+	spin_unlock_bh(&lc->arc->lock);
 }
 
 /**
@@ -62,7 +62,7 @@ static inline void l2arc_unlock(struct l2arc_c *lc)
  */
 static inline void l2arc_assert_locked(struct l2arc_c *lc)
 {
-	lockdep_assert_held(&lc->arc.lock);
+	lockdep_assert_held(&lc->arc->lock);
 }
 
 /**

@@ -849,7 +849,7 @@ static void l2arc_lb_load(struct l2arc_c *lc, u64 i, struct l2arc_log_blk *lb)
 		 * from the origin into the ARC already: left out
 		 */
 		if (l2arc_rebuild_written(lc, ob) ||
-		    arc_lookup(&lc->arc, to_oblock(ob))) {
+		    arc_lookup(lc->arc, l2arc_key(lc, ob))) {
 			l2arc_stat_inc(lc, L2ARC_STAT_L2_REBUILD_SKIPPED);
 			dirty = true;
 			continue;

@@ -322,12 +322,12 @@ void l2arc_stat_clear(struct l2arc_c *lc)
  * @lc: the device
  * @vals: R_NR values, in row order
  *
- * Context: process or softirq context; takes @lc->arc.lock.
+ * Context: process or softirq context; takes @lc->arc->lock.
  */
 void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 {
 	unsigned int shift = lc->block_shift + SECTOR_SHIFT;
-	struct arc *arc = &lc->arc;
+	struct arc *arc = lc->arc;
 	u64 t1, t2, b1, b2, hashed, l2only, indexed, l2_blocks;
 	u64 l2_class[L2ARC_NR_CLASSES], counts[L2ARC_STAT_NR];
 	unsigned int i;

@@ -19,10 +19,11 @@ static int stats_test_init(struct kunit *test)
 	if (!lc)
 		return -ENOMEM;
 	test->priv = lc;	/* the exit runs even when this fails */
+	lc->arc = &lc->arc_own;
 	lc->stats = alloc_percpu(struct l2arc_stats);
 	if (!lc->stats)
 		return -ENOMEM;
-	spin_lock_init(&lc->arc.lock);
+	spin_lock_init(&lc->arc->lock);
 	return 0;
 }
 
@@ -96,9 +97,9 @@ static void stats_test_clear(struct kunit *test)
 	for (i = 0; i < L2ARC_GAUGE_NR; i++)
 		lc->gauge[i] = 100 + i;
 
-	spin_lock_bh(&lc->arc.lock);
+	spin_lock_bh(&lc->arc->lock);
 	l2arc_stat_clear(lc);
-	spin_unlock_bh(&lc->arc.lock);
+	spin_unlock_bh(&lc->arc->lock);
 
 	l2arc_stat_read_all(lc, v);
 	for (i = 0; i < L2ARC_STAT_NR; i++)
@@ -117,9 +118,9 @@ static void stats_test_clear(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_READ_BIOS], 3ULL);
 	KUNIT_EXPECT_EQ(test, v[L2ARC_STAT_HITS], 0ULL);
 	/* a second clear */
-	spin_lock_bh(&lc->arc.lock);
+	spin_lock_bh(&lc->arc->lock);
 	l2arc_stat_clear(lc);
-	spin_unlock_bh(&lc->arc.lock);
+	spin_unlock_bh(&lc->arc->lock);
 	KUNIT_EXPECT_EQ(test, l2arc_stat_read(lc, L2ARC_STAT_READ_BIOS), 0ULL);
 }
 

@@ -281,6 +281,49 @@ int l2arc_parse_table(struct l2arc_table *t, unsigned int argc, char **argv,
 }
 
 /**
+ * l2arc_parse_pool_table() - parse an l2arc-pool table line's arguments
+ * @t: result; zeroed here (@t->origin_path stays NULL)
+ * @argc: number of words after the target name
+ * @argv: the words: <cache_dev|-> <block_size> [<#features> arc_max <bytes>]
+ * @error: set to a static message on failure (becomes ti->error)
+ *
+ * The same block size and feature rules as l2arc_parse_table(); arc_max
+ * is the only feature of a pool (the ARC that its members share).
+ *
+ * Context: process context, may sleep (allocates with GFP_KERNEL).
+ * Return: 0 on success (free with l2arc_table_free()), -EINVAL for a
+ * malformed line, -ENOMEM.
+ */
+int l2arc_parse_pool_table(struct l2arc_table *t, unsigned int argc,
+			   char **argv, char **error)
+{
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	if (argc < 2) {
+		*error = "Not enough arguments: need <cache|-> <block_size>";
+		return -EINVAL;
+	}
+	t->cache_path = strcmp(argv[0], "-") ? argv[0] : NULL;
+	r = parse_block_size(t, argv[1], error);
+	if (r)
+		return r;
+	r = parse_features(t, argc - 2, argv + 2, error);
+	if (r)
+		goto bad;
+	if (t->prefetch_disable_set || t->rebuild_set || t->whatif_set ||
+	    t->tun.set) {
+		*error = "arc_max is the only feature of a pool";
+		r = -EINVAL;
+		goto bad;
+	}
+	return 0;
+bad:
+	l2arc_table_free(t);
+	return r;
+}
+
+/**
  * l2arc_table_free() - free what l2arc_parse_table() allocated
  * @t: a parsed table; may be zeroed or half-parsed
  */

@@ -77,11 +77,14 @@ static unsigned long l2arc_shrink_count(struct shrinker *s,
 					struct shrink_control *sc)
 {
 	struct l2arc_c *lc = l2arc_shrinker_private(s);
-	u64 resident = arc_list_size(&lc->arc, ARC_T1) +
-		       arc_list_size(&lc->arc, ARC_T2);
+	u64 resident = arc_list_size(lc->arc, ARC_T1) +
+		       arc_list_size(lc->arc, ARC_T2);
 
 	unsigned long n = l2arc_pages_count(&lc->pages) +
 			  READ_ONCE(lc->feed.handoff_nr) * lc->block_pages;
+
+	if (lc->pool)	/* the pool's shrinker shrinks its ARC (pool.c) */
+		return n;
 
 	/*
 	 * Never the L2ARC's index: it is allocated at table load, 18 to 20
@@ -95,7 +98,7 @@ static unsigned long l2arc_shrink_count(struct shrinker *s,
 
 static u64 l2arc_resident(struct l2arc_c *lc)
 {
-	return arc_list_size(&lc->arc, ARC_T1) + arc_list_size(&lc->arc, ARC_T2);
+	return arc_list_size(lc->arc, ARC_T1) + arc_list_size(lc->arc, ARC_T2);
 }
 
 /*
@@ -115,8 +118,8 @@ static unsigned long l2arc_shrink_scan(struct shrinker *s,
 	unsigned long freed;
 
 	freed = l2arc_pages_shrink(&lc->pages, sc->nr_to_scan);
-	if (freed >= sc->nr_to_scan)
-		return freed;
+	if (freed >= sc->nr_to_scan || lc->pool)
+		return freed ? freed : SHRINK_STOP;
 	/* evicted blocks waiting for the feed go before resident ones */
 	if (l2arc_handoff_shrink(lc, sc->nr_to_scan - freed)) {
 		freed += l2arc_pages_shrink(&lc->pages, ULONG_MAX);
@@ -125,15 +128,15 @@ static unsigned long l2arc_shrink_scan(struct shrinker *s,
 	}
 	want = max_t(u64, 1, (sc->nr_to_scan - freed) / lc->block_pages);
 	l2arc_bulk_lock(lc, &h);
-	c = min(arc_c(&lc->arc), l2arc_resident(lc));
+	c = min(arc_c(lc->arc), l2arc_resident(lc));
 	target = c > lc->c_min + want ? c - want : lc->c_min;
-	while (arc_c(&lc->arc) > target) {
-		c = arc_c(&lc->arc);
+	while (arc_c(lc->arc) > target) {
+		c = arc_c(lc->arc);
 		before = l2arc_resident(lc);
-		arc_set_c(&lc->arc, c - min_t(u64, c - target,
+		arc_set_c(lc->arc, c - min_t(u64, c - target,
 					      L2ARC_LOCK_BATCH));
 		blocks += before - l2arc_resident(lc);
-		if (arc_c(&lc->arc) > target)
+		if (arc_c(lc->arc) > target)
 			l2arc_bulk_relax(lc, &h);
 	}
 	l2arc_stat_add(lc, L2ARC_STAT_SHRINKS, blocks);
@@ -161,8 +164,14 @@ static void l2arc_dtr(struct dm_target *ti)
 		l2arc_handoff_drop(lc);	/* unpins its headers */
 	l2arc_shrinker_unregister(&lc->shrinker);
 	l2arc_iopath_exit(lc);
-	if (lc->arc_ready)
-		arc_exit(&lc->arc);
+	if (lc->pool) {
+		/* out of the pool's ARC: the id may serve another origin */
+		if (lc->arc_ready)
+			l2arc_invalidate_all(lc);
+		l2arc_pool_detach(lc);
+	} else if (lc->arc_ready) {
+		arc_exit(lc->arc);
+	}
 	l2arc_whatif_destroy(lc->whatif);
 	l2arc_pages_exit(&lc->pages);
 	l2arc_feed_exit(lc);
@@ -195,7 +204,10 @@ static int l2arc_get_devices(struct l2arc_c *lc, struct dm_target *ti)
 		ti->error = "Origin device is this device";
 		return -EINVAL;
 	}
-	if (t->cache_path) {
+	r = t->cache_path ? l2arc_pool_attach(lc, ti, &ti->error) : 0;
+	if (r < 0)
+		return r;
+	if (t->cache_path && !lc->pool) {
 		/*
 		 * Read-write whatever the table's mode: the cache device is
 		 * the target's own, written by the feed also under a
@@ -260,6 +272,35 @@ static void l2arc_size_arc(struct l2arc_c *lc)
 			    L2ARC_ARC_MIN_BLOCKS, lc->c_max);
 }
 
+/*
+ * The device's ARC: its own, sized by arc_max, or its pool's, which gives
+ * the size (a member has no arc_max or what-if of its own).
+ */
+static int l2arc_ctr_arc(struct l2arc_c *lc, struct dm_target *ti)
+{
+	int r;
+
+	if (lc->pool) {
+		if (lc->table.arc_max_set) {
+			ti->error = "A pool member's arc_max is the pool's";
+			return -EINVAL;
+		}
+		if (lc->table.whatif_set && lc->table.whatif) {
+			ti->error = "A pool member has no what-if";
+			return -EINVAL;
+		}
+	} else {
+		l2arc_size_arc(lc);
+		r = arc_init(lc->arc, lc->c_max, &l2arc_arc_ops, lc);
+		if (r) {
+			ti->error = "Cannot set up the ARC directory";
+			return r;
+		}
+	}
+	lc->arc_ready = true;
+	return 0;
+}
+
 /* The context of a new table's device, its locks and lists set up. */
 static struct l2arc_c *l2arc_ctx_new(struct dm_target *ti)
 {
@@ -277,6 +318,8 @@ static struct l2arc_c *l2arc_ctx_new(struct dm_target *ti)
 	}
 	lc->ti = ti;
 	ti->private = lc;
+	lc->arc = &lc->arc_own;
+	INIT_LIST_HEAD(&lc->pool_node);
 	l2arc_zfetch_init(&lc->zf);
 	INIT_LIST_HEAD(&lc->kstat.node);
 	mutex_init(&lc->feed.mutex);
@@ -310,8 +353,8 @@ static int l2arc_ctr_io(struct l2arc_c *lc, struct dm_target *ti)
 		ti->error = "Cannot register shrinker";
 		return r;
 	}
-	if (lc->table.whatif_set ? lc->table.whatif :
-	    l2arc_param(L2ARC_P_WHATIF)) {
+	if (!lc->pool && (lc->table.whatif_set ? lc->table.whatif :
+			  l2arc_param(L2ARC_P_WHATIF))) {
 		lc->whatif = l2arc_whatif_create(lc->c_max, lc->l2.nr_slots,
 						 l2arc_block_bytes(lc));
 		if (!lc->whatif) {
@@ -363,13 +406,9 @@ static int l2arc_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			goto bad;
 	}
 
-	l2arc_size_arc(lc);
-	r = arc_init(&lc->arc, lc->c_max, &l2arc_arc_ops, lc);
-	if (r) {
-		ti->error = "Cannot set up the ARC directory";
+	r = l2arc_ctr_arc(lc, ti);
+	if (r)
 		goto bad;
-	}
-	lc->arc_ready = true;
 	r = l2arc_ctr_io(lc, ti);
 	if (r)
 		goto bad;
@@ -498,12 +537,12 @@ static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 
 	l2arc_lock(lc);
 	l2arc_stat_read_all(lc, v);
-	t1 = arc_list_size(&lc->arc, ARC_T1);
-	t2 = arc_list_size(&lc->arc, ARC_T2);
-	b1 = arc_list_size(&lc->arc, ARC_B1);
-	b2 = arc_list_size(&lc->arc, ARC_B2);
-	p = arc_p_blocks(&lc->arc);
-	c = arc_c(&lc->arc);
+	t1 = arc_list_size(lc->arc, ARC_T1);
+	t2 = arc_list_size(lc->arc, ARC_T2);
+	b1 = arc_list_size(lc->arc, ARC_B1);
+	b2 = arc_list_size(lc->arc, ARC_B2);
+	p = arc_p_blocks(lc->arc);
+	c = arc_c(lc->arc);
 	l2_blocks = lc->l2.blocks;
 	rate = l2arc_write_rate(lc);
 	day = l2arc_wear_24h(lc);
@@ -533,6 +572,14 @@ static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 	*szp = sz;
 }
 
+/* The table's second word: the cache device, the pool, or "-". */
+static const char *l2arc_cache_name(struct l2arc_c *lc)
+{
+	if (lc->pool)
+		return lc->pool_dev->name;
+	return lc->cache ? lc->cache->name : "-";
+}
+
 /*
  * INFO: see Documentation/dm-l2arc.rst, "Status".
  * TABLE: <origin maj:min> <cache maj:min|-> <block_size> [<features>]
@@ -549,15 +596,15 @@ static void l2arc_status(struct dm_target *ti, status_type_t type,
 		l2arc_emit_info(lc, result, maxlen, &sz);
 		break;
 	case STATUSTYPE_TABLE:
-		DMEMIT("%s %s %u", lc->origin->name,
-		       lc->cache ? lc->cache->name : "-", lc->block_sectors);
+		DMEMIT("%s %s %u", lc->origin->name, l2arc_cache_name(lc),
+		       lc->block_sectors);
 		if (lc->table.features)
 			DMEMIT(" %s", lc->table.features);
 		break;
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
 		DMEMIT(",origin_device=%s,cache_device=%s,block_size=%u,arc_max=%llu;",
-		       lc->origin->name, lc->cache ? lc->cache->name : "-",
+		       lc->origin->name, l2arc_cache_name(lc),
 		       lc->block_sectors,
 		       lc->c_max << (lc->block_shift + SECTOR_SHIFT));
 		break;
@@ -643,7 +690,7 @@ static void l2arc_verify_indexed(struct l2arc_c *lc, u64 s, u64 *cls,
 	if (l2arc_index_find(&lc->l2.ix, b) != s)
 		l2arc_verify_bad(lc, bad, "indexed slot found by its block",
 				 l2arc_index_find(&lc->l2.ix, b), s);
-	if (arc_lookup(&lc->arc, to_oblock(b)))
+	if (arc_lookup(lc->arc, l2arc_key(lc, b)))
 		l2arc_verify_bad(lc, bad, "indexed block with a header", 1, 0);
 	cls[l2arc_slot_class(sl->word)]++;
 }
@@ -660,7 +707,7 @@ static int l2arc_verify(struct l2arc_c *lc, char *result, unsigned int maxlen)
 {
 	u64 n[ARC_NR_LISTS] = {}, cls[L2ARC_NR_CLASSES] = {}, l2 = 0, map = 0;
 	u64 indexed = 0;
-	struct arc *arc = &lc->arc;
+	struct arc *arc = lc->arc;
 	unsigned int sz = 0, bad = 0, id, i;
 	struct arc_hdr *hdr;
 	u64 s;
@@ -742,7 +789,7 @@ static int l2arc_message(struct dm_target *ti, unsigned int argc,
 		l2arc_lock(lc);
 		l2arc_stat_clear(lc);
 		atomic64_set(&lc->iop.runs_deferred, 0);
-		lc->kstat.deleted_base = arc_evicted(&lc->arc);
+		lc->kstat.deleted_base = arc_evicted(lc->arc);
 		lc->l2.errors = 0;	/* counts towards l2arc_max_errors anew */
 		l2arc_unlock(lc);
 		if (lc->whatif)
@@ -846,6 +893,12 @@ static int __init dm_l2arc_init(void)
 		DMERR("register failed %d", r);
 		goto bad_register;
 	}
+	r = l2arc_pool_module_init();
+	if (r) {
+		DMERR("register of l2arc-pool failed %d", r);
+		dm_unregister_target(&l2arc_target);
+		goto bad_register;
+	}
 	return 0;
 
 bad_register:
@@ -857,6 +910,7 @@ bad_stats:
 
 static void __exit dm_l2arc_exit(void)
 {
+	l2arc_pool_module_exit();
 	dm_unregister_target(&l2arc_target);
 	l2arc_persist_module_exit();
 	l2arc_stats_exit();

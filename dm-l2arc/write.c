@@ -116,7 +116,7 @@ static unsigned int l2arc_invalidate_hdr(struct l2arc_c *lc,
 	if (hdr->flags & ARC_F_L2)
 		l2arc_stat_inc(lc, L2ARC_STAT_L2_WRITE_INVALIDATES);
 	hdr->flags &= ~L2ARC_F_L2_WRITING;
-	arc_invalidate(&lc->arc, hdr);
+	arc_invalidate(lc->arc, hdr);
 	return resident;
 }
 
@@ -155,7 +155,7 @@ static void l2arc_invalidate_slot(struct l2arc_c *lc, u64 slot)
 static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 				  u64 first, u64 nr)
 {
-	struct arc *arc = &lc->arc;
+	struct arc *arc = lc->arc;
 	struct arc_hdr *hdr, *next;
 	struct list_head *head;
 	struct arc_cursor cur;
@@ -166,7 +166,7 @@ static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 	l2arc_whatif_invalidate(lc->whatif, first, nr);
 	if (nr <= arc_nr_hashed(arc)) {
 		for (b = first; b < first + nr; b++) {
-			hdr = arc_lookup(arc, to_oblock(b));
+			hdr = arc_lookup(arc, l2arc_key(lc, b));
 			if (hdr)
 				dropped += l2arc_invalidate_hdr(lc, hdr);
 			l2arc_bulk_yield(lc, h);
@@ -181,8 +181,9 @@ static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 		while (hdr) {
 			next = list_is_last(&hdr->list, head) ? NULL :
 			       list_next_entry(hdr, list);
-			b = from_oblock(hdr->oblock);
-			if (b >= first && b - first < nr)
+			b = l2arc_key_block(hdr->oblock);
+			if (l2arc_key_mine(lc, hdr->oblock) && b >= first &&
+			    b - first < nr)
 				dropped += l2arc_invalidate_hdr(lc, hdr);
 			hdr = next;
 			if (!hdr || restarts >= L2ARC_SCAN_RESTARTS ||
