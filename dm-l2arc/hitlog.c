@@ -155,6 +155,12 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
 			 c->blocks == L2ARC_HITLOG_BLOCKS;
 	}
 	spin_unlock_bh(&c->lock);
+	if (!full && lc->pool) {
+		/* after the count: pairs with l2arc_hitlog_apply_pool() */
+		smp_mb__before_atomic();
+		set_bit(lc->key_base >> L2ARC_KEY_BLOCK_BITS,
+			lc->pool->hitlog_pending);
+	}
 	if (filled) {
 		l2arc_lock(lc);		/* applies every log */
 		l2arc_unlock(lc);
@@ -395,6 +401,34 @@ void l2arc_hitlog_apply(struct l2arc_c *lc)
 	for (i = 0; i < n; i++)
 		l2arc_hitlog_access(lc, &hl->apply[i],
 				    hl->apply_hdr + hl->apply[i].hdrs);
+}
+
+/**
+ * l2arc_hitlog_apply_pool() - let a pool's ARC see every member's hits
+ * logged without the lock
+ * @pool: the pool
+ *
+ * Applies the logs of each member whose bit is set in
+ * @pool->hitlog_pending (l2arc_hitlog_apply()), by id: each member's hits
+ * in their order, every one before the holder's own work.  A bit set
+ * after it was cleared here stays set for the next holder.
+ *
+ * Context: @pool->arc.lock held (BHs off).
+ */
+void l2arc_hitlog_apply_pool(struct l2arc_pool *pool)
+{
+	struct l2arc_c *m;
+	unsigned int id;
+
+	lockdep_assert_held(&pool->arc.lock);
+	for_each_set_bit(id, pool->hitlog_pending, L2ARC_POOL_MAX_ORIGINS + 1) {
+		/* ordered: pairs with l2arc_hitlog_add()'s count, then bit */
+		if (!test_and_clear_bit(id, pool->hitlog_pending))
+			continue;
+		m = pool->by_id[id];
+		if (m && l2arc_hitlog_pending(&m->hitlog))
+			l2arc_hitlog_apply(m);
+	}
 }
 
 /**

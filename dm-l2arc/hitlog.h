@@ -105,6 +105,7 @@ struct l2arc_hitlog {
 };
 
 struct l2arc_c;
+struct l2arc_pool;
 
 /**
  * l2arc_hitlog_pending() - records logged and not yet applied, all CPUs
@@ -155,6 +156,7 @@ static inline void l2arc_hitread_found(struct l2arc_c *lc,
 }
 
 void l2arc_hitlog_apply(struct l2arc_c *lc);
+void l2arc_hitlog_apply_pool(struct l2arc_pool *pool);
 unsigned int l2arc_hitlog_take(struct l2arc_hitlog *hl,
 			       struct l2arc_hitlog_cpu *c, unsigned int n,
 			       unsigned int *nhdr);

@@ -25,7 +25,8 @@
  *
  * Once taken, the ARC is brought up to date with the hits that reads
  * logged without the lock (l2arc_hitlog_apply()), so that every holder
- * sees the lists and counters as if each of those reads had held it.
+ * sees the lists and counters as if each of those reads had held it; in
+ * a pool, the hits of every member (l2arc_hitlog_apply_pool()).
  *
  * Context: process or softirq context, not hard IRQ; not held already.
  */
@@ -40,7 +41,9 @@ static inline void l2arc_lock(struct l2arc_c *lc)
 		l2arc_stat_inc(lc, L2ARC_STAT_LOCK_CONTENDED);
 	if (!free || IS_ENABLED(CONFIG_PROVE_LOCKING))
 		spin_lock_bh(&lc->arc->lock);
-	if (l2arc_hitlog_pending(&lc->hitlog))
+	if (lc->pool)
+		l2arc_hitlog_apply_pool(lc->pool);
+	else if (l2arc_hitlog_pending(&lc->hitlog))
 		l2arc_hitlog_apply(lc);
 }
 

@@ -102,6 +102,7 @@ static u64 l2arc_pool_set_c(struct l2arc_pool *pool, u64 target)
 
 	target = max(target, pool->c_min);
 	spin_lock_bh(&arc->lock);
+	l2arc_hitlog_apply_pool(pool);	/* evict in the order of the hits */
 	while (arc_c(arc) > target) {
 		c = arc_c(arc);
 		before = arc_list_size(arc, ARC_T1) + arc_list_size(arc, ARC_T2);
@@ -499,6 +500,9 @@ int l2arc_pool_attach(struct l2arc_c *lc, struct dm_target *ti, char **error)
 	lc->c_max = pool->c_max;
 	lc->c_min = pool->c_min;
 	list_add_tail(&lc->pool_node, &pool->members);
+	spin_lock_bh(&pool->arc.lock);
+	pool->by_id[id] = lc;
+	spin_unlock_bh(&pool->arc.lock);
 	pool->nr_members++;
 	pool->ref++;
 	mutex_unlock(&l2arc_pools_mutex);
@@ -519,11 +523,16 @@ bad:
 void l2arc_pool_detach(struct l2arc_c *lc)
 {
 	struct l2arc_pool *pool = lc->pool;
+	unsigned int id = lc->key_base >> L2ARC_KEY_BLOCK_BITS;
 
 	mutex_lock(&l2arc_pools_mutex);
 	list_del(&lc->pool_node);
+	spin_lock_bh(&pool->arc.lock);
+	pool->by_id[id] = NULL;
+	clear_bit(id, pool->hitlog_pending);
+	spin_unlock_bh(&pool->arc.lock);
 	pool->nr_members--;
-	ida_free(&pool->ids, lc->key_base >> L2ARC_KEY_BLOCK_BITS);
+	ida_free(&pool->ids, id);
 	dm_put_device(lc->ti, lc->pool_dev);
 	lc->pool_dev = NULL;
 	lc->pool = NULL;

@@ -8,6 +8,7 @@
 #ifndef DM_L2ARC_POOL_H
 #define DM_L2ARC_POOL_H
 
+#include <linux/bitops.h>
 #include <linux/idr.h>
 #include <linux/list.h>
 #include <linux/types.h>
@@ -52,6 +53,11 @@ struct mapped_device;
  * @last_shrink: jiffies of the shrinker's last scan; members' misses read
  *	it to grow c back (io.c)
  * @shrinker: gives the ARC's memory back under pressure
+ * @by_id: the members by id, NULL where none; under @arc.lock (written
+ *	under l2arc_pools_mutex too)
+ * @hitlog_pending: bit id set when member id has hits logged without the
+ *	lock (l2arc_hitlog_add()) that the ARC has not seen: every holder of
+ *	@arc.lock applies them (l2arc_lock()), whichever member it serves
  * @name: "dm-<minor>" of the pool's mapped device
  */
 struct l2arc_pool {
@@ -69,6 +75,8 @@ struct l2arc_pool {
 	u64 c_min;
 	unsigned long last_shrink;
 	struct l2arc_shrinker shrinker;
+	struct l2arc_c *by_id[L2ARC_POOL_MAX_ORIGINS + 1];
+	unsigned long hitlog_pending[BITS_TO_LONGS(L2ARC_POOL_MAX_ORIGINS + 1)];
 	char name[32];
 };
 

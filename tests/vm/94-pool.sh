@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# timeout: 420
+# debug-check: skip exact ARC counts, checked on both Debian kernels
+#
+# Pools: several origins share one ARC (the l2arc-pool target; each
+# member is an l2arc table that names the pool where a cache device
+# would be).
+#  0. Tables: the ctr errors of pool and member, status and table lines,
+#     the pool cannot be removed under its members, takes no I/O, and a
+#     reload of it cannot change the block size under members but does
+#     change arc_max (c comes down at once, members show it).
+#  1. Two members over origins with different data at the same block
+#     numbers: each reads exactly its origin (cmp, twice, the second from
+#     the ARC), after a write through one the other is unchanged.
+#  2. One hot, one idle member of a 16 MiB pool (4096 blocks): the idle
+#     one reads 1024 blocks once, then the hot one 3584 blocks three
+#     times.  The members' hits and ARC bytes are exactly those of the
+#     paper's ARC over the two streams as one (tests/tools/arc_ref.py,
+#     keys (origin, block)): the hot one ends with 3584 blocks, more than
+#     half the pool (2048), and its hits equal those of a device of its
+#     own with the whole 16 MiB; a device of its own with half (8 MiB)
+#     gets fewer.
+#  3. Removing a member drops its blocks from the pool's ARC (the pool's
+#     resident count falls by exactly its blocks) and frees its id; the
+#     member made again gets that id and reads cold (no old header
+#     matches), the other member's blocks stay, all of them.
+# Devices: brd RAM disks /dev/ram0, /dev/ram1 (origins), /dev/ram2 (for
+# the refused cache device); 32 MiB each.
+. "$(dirname "$0")/lib.sh"
+
+load_module
+mk_brd 3 32
+sz=$(sectors /dev/ram0)
+before=$(dmsetup ls | sort)
+
+# expect_error MESSAGE TABLE: creating TABLE fails with MESSAGE in ti->error
+expect_error() {
+	local exp=$1 table=$2 got
+	if dmsetup create pl_bad --table "$table" >/dev/null 2>&1; then
+		dmsetup remove pl_bad
+		die "accepted: '$table'"
+	fi
+	got=$(dmesg | grep 'device-mapper: table: ' | tail -1 |
+		sed -n 's/.*: l2arc[a-z-]*: \(.*\) (-E[A-Z]*)$/\1/p')
+	[ "$got" = "$exp" ] || die "'$table': expected '$exp', got '$got'"
+	[ "$(dmsetup ls | sort)" = "$before" ] || die "'$table' changed the device list"
+}
+# origin_line POOL NAME: the "origins" reply's line of member NAME
+origin_line() {
+	dmsetup message "$1" 0 origins | awk -v n="$2" '$2 == n'
+}
+pyread() {	# pyread DEV SPEC...: A-B (blocks A..B), 4 KiB O_DIRECT reads
+	python3 - "$@" <<-'EOF'
+	import mmap, os, sys
+	fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
+	buf = mmap.mmap(-1, 4096)
+	for spec in sys.argv[2:]:
+	    a, b = map(int, spec.split('-'))
+	    for blk in range(a, b + 1):
+	        if os.preadv(fd, [buf], blk * 4096) != 4096:
+	            sys.exit("short read")
+	EOF
+}
+
+# ---- 0. tables
+expect_error "Not enough arguments: need <cache|-> <block_size>" \
+	"0 8 l2arc-pool -"
+expect_error "A pool's cache device is not supported yet: give -" \
+	"0 8 l2arc-pool /dev/ram2 8"
+expect_error "arc_max is the only feature of a pool" \
+	"0 8 l2arc-pool - 8 2 prefetch_disable 1"
+expect_error "Block size is not a power of two" "0 8 l2arc-pool - 12"
+
+dm_create pl "0 8 l2arc-pool - 8 2 arc_max 16777216"
+before=$(dmsetup ls | sort)
+assert_eq "pool table" "- 8 2 arc_max 16777216" \
+	"$(dmsetup table pl | cut -d' ' -f4-)"
+assert_eq "empty pool status" "8 0/4096 0 4096 0 0 0 0 0" \
+	"$(dmsetup status pl | cut -d' ' -f4-)"
+M="0 $sz l2arc /dev/ram0 /dev/mapper/pl"
+expect_error "Block size differs from the pool's" "$M 16"
+expect_error "A pool member's arc_max is the pool's" "$M 8 2 arc_max 1048576"
+expect_error "A pool member has no what-if" "$M 8 2 whatif 1"
+
+# data: different on the two origins at every block
+dd if=/dev/urandom of=/dev/ram0 bs=1M count=32 status=none
+dd if=/dev/urandom of=/dev/ram1 bs=1M count=32 status=none
+dm_create pa "$M 8"
+dm_create pb "0 $sz l2arc /dev/ram1 /dev/mapper/pl 8"
+pool_devt=$(dmsetup info -c --noheadings -o major,minor --separator : pl)
+assert_eq "member table" "$pool_devt 8" \
+	"$(dmsetup table pa | cut -d' ' -f5-)"
+assert_eq "pool members" 2 "$(dmsetup status pl | awk '{ print $NF }')"
+if dmsetup remove pl 2>/dev/null; then
+	die "the pool was removed under its members"
+fi
+if dd if=/dev/mapper/pl of=/dev/null bs=4096 count=1 iflag=direct status=none 2>/dev/null; then
+	die "a read of the pool's own device succeeded"
+fi
+if dmsetup reload pl --table "0 8 l2arc-pool - 16" 2>/dev/null; then
+	die "a reload changed the block size under members"
+fi
+got=$(dmesg | grep 'device-mapper: table: ' | tail -1 |
+	sed -n 's/.*: l2arc-pool: \(.*\) (-E[A-Z]*)$/\1/p')
+assert_eq "reload error" "Block size differs from the pool's members'" "$got"
+dmsetup reload pl --table "0 8 l2arc-pool - 8 2 arc_max 8388608"
+dmsetup resume pl
+assert_eq "pool c_max after reload" "8 0/2048 0 2048" \
+	"$(dmsetup status pl | cut -d' ' -f4-7)"
+assert_eq "member c_max after reload" 2048 \
+	"$(dmsetup status pa | awk '{ split($5, a, "/"); print a[2] }')"
+dmsetup reload pl --table "0 8 l2arc-pool - 8 2 arc_max 16777216"
+dmsetup resume pl
+echo "tables: errors, status, EBUSY, no I/O, reloads: ok ($pool_devt)"
+
+# ---- 1. each member reads exactly its origin
+for pass in 1 2; do
+	cmp /dev/mapper/pa /dev/ram0 || die "pa differs from its origin (pass $pass)"
+	cmp /dev/mapper/pb /dev/ram1 || die "pb differs from its origin (pass $pass)"
+done
+dd if=/dev/urandom of=/dev/mapper/pa bs=1M seek=1 count=1 oflag=direct status=none
+cmp /dev/mapper/pa /dev/ram0 || die "pa differs from its origin after a write"
+cmp /dev/mapper/pb /dev/ram1 || die "pb differs from its origin after pa's write"
+cmp -n 1048576 -i 1048576 /dev/mapper/pa /dev/mapper/pb >/dev/null 2>&1 &&
+	die "pa and pb read alike"
+hits_a=$(arcstats_row "$(proc_of pa)" hits)
+hits_b=$(arcstats_row "$(proc_of pb)" hits)
+[ "$hits_a" -gt 0 ] && [ "$hits_b" -gt 0 ] || die "no ARC hits: pa $hits_a pb $hits_b"
+echo "two members, same blocks, own data: cmp ok (ARC hits pa $hits_a pb $hits_b)"
+dm_remove pa
+dm_remove pb
+dm_remove pl
+
+# ---- 2. one hot, one idle
+read -r ref_hot ref_hot_blocks ref_idle ref_idle_blocks ref_own ref_half < <(
+	python3 - "$L2ARC_TOP/tests/tools" <<-'EOF'
+	import sys
+	sys.path.insert(0, sys.argv[1])
+	from arc_ref import Arc
+	def run(c, seq):
+	    arc, hits = Arc(c, 'fixed'), {}
+	    for k in seq:
+	        h = arc.hits
+	        arc.access(k)
+	        hits[k[0]] = hits.get(k[0], 0) + arc.hits - h
+	    res = list(arc.t1) + list(arc.t2)
+	    return hits, {o: sum(1 for k in res if k[0] == o) for o in 'ab'}
+	idle = [('b', i) for i in range(1024)]
+	hot = [('a', i) for i in range(3584)] * 3
+	hits, blocks = run(4096, idle + hot)
+	own, _ = run(4096, hot)
+	half, _ = run(2048, hot)
+	print(hits.get('a', 0), blocks['a'], hits.get('b', 0), blocks['b'],
+	      own['a'], half.get('a', 0))
+	EOF
+)
+echo "reference: hot $ref_hot hits, $ref_hot_blocks blocks; idle $ref_idle hits, $ref_idle_blocks blocks; own 16 MiB $ref_own, own 8 MiB $ref_half"
+
+dm_create pq "0 8 l2arc-pool - 8 2 arc_max 16777216"
+dm_create qa "0 $sz l2arc /dev/ram0 /dev/mapper/pq 8 2 prefetch_disable 1"
+dm_create qb "0 $sz l2arc /dev/ram1 /dev/mapper/pq 8 2 prefetch_disable 1"
+pyread /dev/mapper/qb 0-1023
+pyread /dev/mapper/qa 0-3583 0-3583 0-3583
+hot_hits=$(arcstats_row "$(proc_of qa)" hits)
+hot_misses=$(arcstats_row "$(proc_of qa)" misses)
+idle_hits=$(arcstats_row "$(proc_of qb)" hits)
+assert_eq "hot member's hits" "$ref_hot" "$hot_hits"
+assert_eq "hot member's misses" $((3 * 3584 - ref_hot)) "$hot_misses"
+assert_eq "idle member's hits" "$ref_idle" "$idle_hits"
+read -r _ _ hot_bytes _ < <(origin_line pq qa)
+read -r _ _ idle_bytes _ < <(origin_line pq qb)
+assert_eq "hot member's ARC bytes" $((ref_hot_blocks * 4096)) "$hot_bytes"
+assert_eq "idle member's ARC bytes" $((ref_idle_blocks * 4096)) "$idle_bytes"
+[ "$hot_bytes" -gt $((8 << 20)) ] || die "the hot member has $hot_bytes bytes, not more than half the pool"
+assert_eq "pool resident" "$((ref_hot_blocks + ref_idle_blocks))/4096" \
+	"$(dmsetup status pq | awk '{ print $5 }')"
+echo "pool: hot $hot_hits hits of $((3 * 3584)) reads, $hot_bytes bytes; idle $idle_bytes bytes"
+
+# ---- 3. remove a member, make it again
+ids_before=$(dmsetup message pq 0 origins | awk '{ print $1 "=" $2 }' | sort | tr '\n' ' ')
+resident=$(dmsetup status pq | awk '{ split($5, a, "/"); print a[1] }')
+dm_remove qb
+assert_eq "resident after the idle member left" $((resident - ref_idle_blocks)) \
+	"$(dmsetup status pq | awk '{ split($5, a, "/"); print a[1] }')"
+assert_eq "members after remove" 1 "$(dmsetup status pq | awk '{ print $NF }')"
+dm_create qb "0 $sz l2arc /dev/ram1 /dev/mapper/pq 8 2 prefetch_disable 1"
+assert_eq "ids after the member came back" "$ids_before" \
+	"$(dmsetup message pq 0 origins | awk '{ print $1 "=" $2 }' | sort | tr '\n' ' ')"
+pyread /dev/mapper/qb 0-1023
+assert_eq "re-made member: misses" 1024 "$(arcstats_row "$(proc_of qb)" misses)"
+assert_eq "re-made member: hits" 0 "$(arcstats_row "$(proc_of qb)" hits)"
+cmp -n $((4 << 20)) /dev/mapper/qb /dev/ram1 || die "qb differs from its origin"
+# p is 0 (no ghost hit so far): the re-made member's misses evict T1's
+# LRU, its own blocks, and the hot member's T2 stays whole
+read -r _ _ hot_after _ < <(origin_line pq qa)
+assert_eq "hot member's ARC bytes after the re-made one read" "$hot_bytes" "$hot_after"
+echo "remove and re-make: id kept ($ids_before), cold again, hot member at $hot_after bytes"
+dm_remove qa
+dm_remove qb
+dm_remove pq
+
+# ---- the same hot stream on a device of its own, whole and half budget
+for arc in 16777216:"$ref_own" 8388608:"$ref_half"; do
+	dm_create own "0 $sz l2arc /dev/ram0 - 8 4 arc_max ${arc%%:*} prefetch_disable 1"
+	pyread /dev/mapper/own 0-3583 0-3583 0-3583
+	assert_eq "own device, arc_max ${arc%%:*}: hits" "${arc#*:}" \
+		"$(arcstats_row "$(proc_of own)" hits)"
+	dm_remove own
+done
+[ "$ref_hot" -eq "$ref_own" ] || die "pool hits $ref_hot differ from the whole budget's $ref_own"
+[ "$ref_half" -lt "$ref_hot" ] || die "half the budget did as well: $ref_half"
+echo "own device: 16 MiB $ref_own hits, 8 MiB $ref_half hits; pool member $ref_hot"
