@@ -365,14 +365,16 @@ static void l2arc_pool_status(struct dm_target *ti, status_type_t type,
 }
 
 /*
- * "origins": one line per member, by id: <id> <name> <arc_bytes> <hits>
- * <iohits> <misses> (the member's ARC data, and its arcstats rows hits,
+ * "origins": one line per member, in the order they came: <id> <name>
+ * <arc_bytes> <hits> <iohits> <misses> (its dmsetup name, "-" while it
+ * has none; the bytes of its data in the ARC; its arcstats rows hits,
  * iohits and misses).
  */
 static int l2arc_pool_origins(struct l2arc_pool *pool, char *result,
 			      unsigned int maxlen)
 {
 	unsigned int sz = 0, shift = pool->block_shift + SECTOR_SHIFT;
+	char name[DM_NAME_LEN];
 	struct l2arc_c *lc;
 	u64 blocks;
 
@@ -381,10 +383,11 @@ static int l2arc_pool_origins(struct l2arc_pool *pool, char *result,
 		spin_lock_bh(&pool->arc.lock);
 		blocks = lc->arc_blocks;
 		spin_unlock_bh(&pool->arc.lock);
+		if (dm_copy_name_and_uuid(dm_table_get_md(lc->ti->table), name,
+					  NULL))
+			strscpy(name, "-", sizeof(name));
 		DMEMIT("%llu %s %llu %llu %llu %llu\n",
-		       lc->key_base >> L2ARC_KEY_BLOCK_BITS,
-		       dm_device_name(dm_table_get_md(lc->ti->table)),
-		       blocks << shift, l2arc_stat_read(lc, L2ARC_STAT_HITS),
+		       lc->key_base >> L2ARC_KEY_BLOCK_BITS, name, blocks << shift, l2arc_stat_read(lc, L2ARC_STAT_HITS),
 		       l2arc_stat_read(lc, L2ARC_STAT_IOHITS),
 		       l2arc_stat_read(lc, L2ARC_STAT_MISSES));
 	}

@@ -134,7 +134,7 @@ static unsigned long l2arc_shrink_scan(struct shrinker *s,
 		c = arc_c(lc->arc);
 		before = l2arc_resident(lc);
 		arc_set_c(lc->arc, c - min_t(u64, c - target,
-					      L2ARC_LOCK_BATCH));
+					     L2ARC_LOCK_BATCH));
 		blocks += before - l2arc_resident(lc);
 		if (arc_c(lc->arc) > target)
 			l2arc_bulk_relax(lc, &h);
