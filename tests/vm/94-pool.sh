@@ -197,11 +197,14 @@ assert_eq "ids after the member came back" "$ids_before" \
 pyread /dev/mapper/qb 0-1023
 assert_eq "re-made member: misses" 1024 "$(arcstats_row "$(proc_of qb)" misses)"
 assert_eq "re-made member: hits" 0 "$(arcstats_row "$(proc_of qb)" hits)"
-dcmp /dev/mapper/qb /dev/ram1 4 || die "qb differs from its origin"
+assert_eq "re-made member: ghost hits" 0 \
+	"$(($(arcstats_row "$(proc_of qb)" mru_ghost_hits) + $(arcstats_row "$(proc_of qb)" mfu_ghost_hits)))"
 # p is 0 (no ghost hit so far): the re-made member's misses evict T1's
 # LRU, its own blocks, and the hot member's T2 stays whole
 read -r _ _ hot_after _ < <(origin_line pq qa)
 assert_eq "hot member's ARC bytes after the re-made one read" "$hot_bytes" "$hot_after"
+# last: its ghost hits would move p, and take the hot member's blocks
+dcmp /dev/mapper/qb /dev/ram1 4 || die "qb differs from its origin"
 echo "remove and re-make: id kept ($ids_before), cold again, hot member at $hot_after bytes"
 dm_remove qa
 dm_remove qb
