@@ -422,11 +422,68 @@ static void arc_drop(struct arc *arc, struct arc_hdr *hdr)
 		arc_leave(arc, hdr);
 }
 
+/*
+ * The header of resident list @id (T1 or T2) nearest its LRU end that
+ * &arc_ops.evict_ok lets go, each one it keeps moved to the list's MRU
+ * end (a second chance: each is looked at once per pass of its list);
+ * NULL when it keeps them all.  The LRU header itself without the hook.
+ */
+static struct arc_hdr *arc_evictable_lru(struct arc *arc, enum arc_list_id id)
+{
+	u64 n = arc_list_size(arc, id);
+	struct arc_hdr *hdr;
+
+	if (!arc->ops->evict_ok)
+		return arc_list_lru(arc, id);
+	while (n--) {
+		hdr = arc_list_lru(arc, id);
+		if (arc->ops->evict_ok(arc, hdr))
+			return hdr;
+		arc_list_del(arc, hdr);
+		arc_list_add(arc, hdr, hdr->state);
+	}
+	return NULL;
+}
+
+/*
+ * The resident header to evict: from @id's LRU end on, else from the
+ * other resident list's, else (every header kept) @id's LRU.  *@id is set
+ * to the list it came from.
+ */
+static struct arc_hdr *arc_victim(struct arc *arc, enum arc_list_id *id)
+{
+	enum arc_list_id other = *id == ARC_T1 ? ARC_T2 : ARC_T1;
+	struct arc_hdr *hdr = arc_evictable_lru(arc, *id);
+
+	if (hdr || !arc->ops->evict_ok)
+		return hdr;
+	hdr = arc_evictable_lru(arc, other);
+	if (hdr) {
+		*id = other;
+		return hdr;
+	}
+	return arc_list_lru(arc, *id);
+}
+
 /* Delete the LRU header of a list of the paper (case IV, shrinks). */
 static void arc_drop_lru(struct arc *arc, enum arc_list_id id,
 			 enum arc_evict_reason why)
 {
-	struct arc_hdr *hdr = arc_list_lru(arc, id);
+	struct arc_hdr *hdr;
+
+	if (id == ARC_T1 || id == ARC_T2) {
+		hdr = arc_victim(arc, &id);
+		if (id == ARC_T2) {	/* T1's kept: T2's goes, with a ghost */
+			arc_list_del(arc, hdr);
+			arc_evict_data(arc, hdr, why);
+			arc_list_add(arc, hdr, ARC_MFU_GHOST);
+			arc->evicted++;
+			WRITE_ONCE(arc->warm, true);
+			return;
+		}
+	} else {
+		hdr = arc_list_lru(arc, id);
+	}
 
 	if (WARN_ON(!hdr))
 		return;
@@ -454,17 +511,17 @@ static void arc_replace(struct arc *arc, bool in_b2,
 			enum arc_evict_reason why)
 {
 	u64 t1 = arc_t1(arc) << ARC_P_SHIFT;
+	enum arc_list_id id;
 	struct arc_hdr *hdr;
 	u8 ghost;
 
 	if (arc_t1(arc) &&
-	    ((in_b2 && t1 == arc->p) || t1 > arc->p || !arc_t2(arc))) {
-		hdr = arc_list_lru(arc, ARC_T1);
-		ghost = ARC_MRU_GHOST;
-	} else {
-		hdr = arc_list_lru(arc, ARC_T2);
-		ghost = ARC_MFU_GHOST;
-	}
+	    ((in_b2 && t1 == arc->p) || t1 > arc->p || !arc_t2(arc)))
+		id = ARC_T1;
+	else
+		id = ARC_T2;
+	hdr = arc_victim(arc, &id);
+	ghost = id == ARC_T1 ? ARC_MRU_GHOST : ARC_MFU_GHOST;
 	if (WARN_ON(!hdr))
 		return;
 	arc_list_del(arc, hdr);

@@ -203,6 +203,13 @@ enum arc_evict_reason {
  *	of @hdr->oblock that its index holds (the target sets @hdr->l2_slot
  *	and its own flags); the directory then sets %ARC_F_L2.  Same rules
  *	as @l2_compact.
+ * @evict_ok: optional; @hdr, resident, at the LRU end of T1 or T2, is
+ *	the paper's choice to give its data back (REPLACE, case IV's delete
+ *	of T1's LRU, a shrink).  Return false to keep it (a floor of the
+ *	target's): the directory moves it to the MRU end of its list and
+ *	looks at the next one, then at the other list; when no header of
+ *	either may go, it takes the paper's choice anyway.  Same rules as
+ *	@l2_compact.  Without it the directory is exactly the paper's.
  */
 struct arc_ops {
 	void (*evict_data)(struct arc *arc, struct arc_hdr *hdr, void *data,
@@ -210,6 +217,7 @@ struct arc_ops {
 	void (*l2_drop)(struct arc *arc, struct arc_hdr *hdr);
 	bool (*l2_compact)(struct arc *arc, struct arc_hdr *hdr);
 	bool (*l2_claim)(struct arc *arc, struct arc_hdr *hdr);
+	bool (*evict_ok)(struct arc *arc, const struct arc_hdr *hdr);
 };
 
 /**

@@ -36,6 +36,8 @@
  * @ix_nr: entries in the index.
  * @compacts: calls of l2_compact.
  * @claims: calls of l2_claim that gave a header a copy.
+ * @kept: evict_ok keeps blocks 0..63 whose bit is set here (a floor).
+ * @keep_all: evict_ok keeps every block.
  */
 struct arc_test_ctx {
 	struct arc arc;
@@ -51,6 +53,8 @@ struct arc_test_ctx {
 	unsigned int ix_nr;
 	u64 compacts;
 	u64 claims;
+	u64 kept;
+	bool keep_all;
 };
 
 /* The data the tests hang on a block: never dereferenced. */
@@ -125,6 +129,20 @@ static const struct arc_ops arc_test_index_ops = {
 	.l2_drop = arc_test_l2_drop,
 	.l2_compact = arc_test_l2_compact,
 	.l2_claim = arc_test_l2_claim,
+};
+
+/* evict_ok: a floor that keeps the blocks of ctx->kept, or every block. */
+static bool arc_test_evict_ok(struct arc *arc, const struct arc_hdr *hdr)
+{
+	struct arc_test_ctx *ctx = container_of(arc, struct arc_test_ctx, arc);
+	u64 b = from_oblock(hdr->oblock);
+
+	return !ctx->keep_all && !(b < 64 && (ctx->kept & BIT_ULL(b)));
+}
+
+static const struct arc_ops arc_test_floor_ops = {
+	.evict_data = arc_test_evict_data,
+	.evict_ok = arc_test_evict_ok,
 };
 
 static struct arc_test_ctx *arc_test_new_ops(struct kunit *test, u64 c,
@@ -354,6 +372,47 @@ static const struct arc_test_step arc_test_case_ii_iii_steps[] = {
 	/* III: p = 1 - max(0/2, 1) = 0; |T1| = 1 > 0: T1's LRU goes */
 	{ 2, ARC_GHOST_MFU, "T1=[] T2=[3 2] B1=[4] B2=[1]", 0 },
 };
+
+/*
+ * A floor (arc_ops.evict_ok): a kept block at the LRU end moves to the
+ * MRU end and the next one goes; with every block of the paper's list
+ * kept, the other list's LRU goes; with every block kept, the paper's
+ * choice goes anyway.  c = 3, block 1 kept, then 1 and 7, then all.
+ */
+static const struct arc_test_step arc_test_floor_steps[] = {
+	{ 1, ARC_MISS,    "T1=[1] T2=[] B1=[] B2=[]",      0 },
+	{ 2, ARC_MISS,    "T1=[1 2] T2=[] B1=[] B2=[]",    0 },
+	{ 3, ARC_MISS,    "T1=[1 2 3] T2=[] B1=[] B2=[]",  0 },
+	/* A, |T1| = c: 1 is kept, 2 leaves */
+	{ 4, ARC_MISS,    "T1=[3 1 4] T2=[] B1=[] B2=[]",  0 },
+	{ 5, ARC_MISS,    "T1=[1 4 5] T2=[] B1=[] B2=[]",  0 },
+	{ 5, ARC_HIT_MRU, "T1=[1 4] T2=[5] B1=[] B2=[]",   0 },
+	/* B, REPLACE from T1: 1 kept, 4 to B1 */
+	{ 6, ARC_MISS,    "T1=[1 6] T2=[5] B1=[4] B2=[]",  0 },
+	{ 7, ARC_MISS,    "T1=[1 7] T2=[5] B1=[6] B2=[]",  0 },
+	/* (1 and 7 kept) REPLACE: T1 all kept, T2's LRU to B2 */
+	{ 8, ARC_MISS,    "T1=[1 7 8] T2=[] B1=[] B2=[5]", 0 },
+	/* (all kept) A, |T1| = c: the paper's, T1's LRU, leaves */
+	{ 9, ARC_MISS,    "T1=[7 8 9] T2=[] B1=[] B2=[5]", 0 },
+};
+
+static void arc_test_floor(struct kunit *test)
+{
+	const struct arc_test_step *s = arc_test_floor_steps;
+	struct arc_test_ctx *ctx = arc_test_new_ops(test, 3,
+						    &arc_test_floor_ops);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(arc_test_floor_steps); i++) {
+		ctx->kept = s[i].block < 8 ? BIT_ULL(1) : BIT_ULL(1) | BIT_ULL(7);
+		ctx->keep_all = s[i].block == 9;
+		KUNIT_EXPECT_EQ_MSG(test, arc_test_access(test, s[i].block),
+				    s[i].result, "step %zu", i);
+		KUNIT_EXPECT_STREQ_MSG(test, arc_test_lists(test), s[i].lists,
+				       "step %zu", i);
+	}
+	KUNIT_EXPECT_EQ(test, ctx->evictions, 6);
+}
 
 static void arc_test_case_ii_iii(struct kunit *test)
 {
@@ -1341,6 +1400,7 @@ static struct kunit_case arc_test_cases[] = {
 	KUNIT_CASE(arc_test_case_iv),
 	KUNIT_CASE(arc_test_insert),
 	KUNIT_CASE(arc_test_case_ii_iii),
+	KUNIT_CASE(arc_test_floor),
 	KUNIT_CASE(arc_test_replace_tie),
 	KUNIT_CASE(arc_test_fractional_p),
 	KUNIT_CASE(arc_test_hit_count),

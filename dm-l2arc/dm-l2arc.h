@@ -153,6 +153,9 @@ struct l2arc_tunables {
  * @block_sectors: block size in 512-byte sectors, power of two, 8..2048
  * @arc_max: this device's ARC size in bytes (valid if @arc_max_set)
  * @arc_max_set: the table gave arc_max
+ * @arc_min: this device's arc_min in bytes, at most @arc_max (valid if
+ *	@arc_min_set)
+ * @arc_min_set: the table gave arc_min
  * @prefetch_disable: no stream detection (valid if @prefetch_disable_set)
  * @prefetch_disable_set: the table gave prefetch_disable
  * @rebuild: rebuild the L2ARC from the cache device at load (valid if
@@ -170,6 +173,8 @@ struct l2arc_table {
 	u32 block_sectors;
 	u64 arc_max;
 	bool arc_max_set;
+	u64 arc_min;
+	bool arc_min_set;
 	bool prefetch_disable;
 	bool prefetch_disable_set;
 	bool rebuild;
@@ -535,7 +540,9 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
  * @block_pages: pages of one block's data (struct l2arc_buf)
  * @nr_blocks: blocks mapped by the target (ti->len / @block_sectors)
  * @c_max: this device's arc_max, in blocks
- * @c_min: this device's arc_min, in blocks, 16..@c_max
+ * @c_min: this device's arc_min, in blocks, 16..@c_max; for a pool
+ *	member its floor in the pool's ARC (its table's arc_min, 0 without),
+ *	under @arc->lock
  * @arc: the ARC directory: @arc_own, or the pool's (&l2arc_pool.arc) for
  *       a member of a pool; @arc->lock also protects @gauge,
  *       @last_shrink, @arc_blocks and the l2_* fields

@@ -152,9 +152,25 @@ const struct arc_ops l2arc_arc_ops = {
 	.l2_claim = l2arc_l2_claim,
 };
 
+/*
+ * arc_ops.evict_ok of a pool's ARC: a member at its floor (its arc_min,
+ * &l2arc_c.c_min) keeps its blocks; arc.lock held.
+ */
+static bool l2arc_pool_evict_ok(struct arc *arc, const struct arc_hdr *hdr)
+{
+	struct l2arc_pool *pool = container_of(arc, struct l2arc_pool, arc);
+	struct l2arc_c *lc;
+
+	if (!pool->floor_sum)
+		return true;
+	lc = pool->by_id[from_oblock(hdr->oblock) >> L2ARC_KEY_BLOCK_BITS];
+	return !lc || !lc->c_min || lc->arc_blocks > lc->c_min;
+}
+
 /* A pool's ARC: its members have no cache device (pool.c). */
 const struct arc_ops l2arc_pool_arc_ops = {
 	.evict_data = l2arc_evict_data,
+	.evict_ok = l2arc_pool_evict_ok,
 };
 
 /* ---- Per-bio state and completion of reads ---- */

@@ -33,8 +33,12 @@
  * once its detach has dropped every header of its keys (target.c: the
  * walk of l2arc_invalidate_all(), O(the pool's headers)).
  *
+ * A member's arc_min is its floor: eviction passes over its blocks while
+ * it has no more than that many (arc_ops.evict_ok, io.c), and the floors
+ * of one pool sum to at most half of its arc_max.
+ *
  * Not yet: a pool's cache device (the L2ARC shared by the members), and
- * per-member floors and ceilings of the ARC; the ctr refuses both.
+ * a member's ceiling (arc_max); the ctr refuses both.
  *
  * Locking: l2arc_pools_mutex protects the list of pools and each pool's
  * members, ids and references; it nests outside the pool's arc.lock.
@@ -307,10 +311,8 @@ static void l2arc_pool_resume(struct dm_target *ti)
 	pool->c_min = clamp_t(u64, l2arc_param(L2ARC_P_ARC_MIN) >>
 			      (pool->block_shift + SECTOR_SHIFT),
 			      L2ARC_ARC_MIN_BLOCKS, pool->c_max);
-	list_for_each_entry(lc, &pool->members, pool_node) {
-		lc->c_max = pool->c_max;
-		lc->c_min = pool->c_min;
-	}
+	list_for_each_entry(lc, &pool->members, pool_node)
+		lc->c_max = pool->c_max;	/* c_min: its floor stays */
 	spin_unlock_bh(&pool->arc.lock);
 	mutex_unlock(&l2arc_pools_mutex);
 	if (arc_c(&pool->arc) > pc->c_max)
@@ -458,21 +460,25 @@ static struct l2arc_pool *l2arc_pool_open(struct dm_target *ti,
  * @error: set to a static message on failure (becomes ti->error)
  *
  * On success the device shares the pool's ARC (@lc->arc), has an id of
- * its own in its keys (@lc->key_base), the pool's c_max and c_min, and
+ * its own in its keys (@lc->key_base), the pool's c_max, its floor in
+ * @lc->c_min (its table's arc_min, 0 without: see io.c's evict_ok), and
  * holds the pool's mapped device open (@lc->pool_dev) and a reference to
  * the pool, until l2arc_pool_detach().
  *
  * Context: process context (the ctr), may sleep; takes l2arc_pools_mutex.
  * Return: 1 when attached, 0 when the device named is not a pool (or
  * cannot be opened: the ctr opens it as a cache device and says why),
- * -EINVAL for a block size that differs from the pool's or an origin
- * larger than 2^48 blocks, -EBUSY when the pool has 1024 members.
+ * -EINVAL for a block size that differs from the pool's, an origin
+ * larger than 2^48 blocks or an arc_min that would take the members'
+ * floors past half the pool's arc_max, -EBUSY when the pool has 1024
+ * members.
  */
 int l2arc_pool_attach(struct l2arc_c *lc, struct dm_target *ti, char **error)
 {
 	struct l2arc_pool *pool;
 	struct dm_dev *dev;
 	int id, r = -EINVAL;
+	u64 floor;
 
 	mutex_lock(&l2arc_pools_mutex);
 	pool = l2arc_pool_open(ti, lc->table.cache_path, &dev);
@@ -488,6 +494,12 @@ int l2arc_pool_attach(struct l2arc_c *lc, struct dm_target *ti, char **error)
 		*error = "Origin is larger than a pool's 2^48 blocks";
 		goto bad;
 	}
+	floor = lc->table.arc_min_set ?
+		lc->table.arc_min >> (lc->block_shift + SECTOR_SHIFT) : 0;
+	if (pool->floor_sum + floor > pool->c_max / 2) {
+		*error = "The members' arc_min would exceed half the pool's arc_max";
+		goto bad;
+	}
 	id = ida_alloc_range(&pool->ids, 1, L2ARC_POOL_MAX_ORIGINS,
 			     GFP_KERNEL);
 	if (id < 0) {
@@ -501,10 +513,11 @@ int l2arc_pool_attach(struct l2arc_c *lc, struct dm_target *ti, char **error)
 	lc->arc = &pool->arc;
 	lc->key_base = (u64)id << L2ARC_KEY_BLOCK_BITS;
 	lc->c_max = pool->c_max;
-	lc->c_min = pool->c_min;
+	lc->c_min = floor;
 	list_add_tail(&lc->pool_node, &pool->members);
 	spin_lock_bh(&pool->arc.lock);
 	pool->by_id[id] = lc;
+	pool->floor_sum += floor;
 	spin_unlock_bh(&pool->arc.lock);
 	pool->nr_members++;
 	pool->ref++;
@@ -532,6 +545,7 @@ void l2arc_pool_detach(struct l2arc_c *lc)
 	list_del(&lc->pool_node);
 	spin_lock_bh(&pool->arc.lock);
 	pool->by_id[id] = NULL;
+	pool->floor_sum -= lc->c_min;
 	clear_bit(id, pool->hitlog_pending);
 	spin_unlock_bh(&pool->arc.lock);
 	pool->nr_members--;

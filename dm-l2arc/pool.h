@@ -50,6 +50,8 @@ struct mapped_device;
  *	arc_max at the pool's first table); written under l2arc_pools_mutex
  *	and @arc.lock
  * @c_min: arc_min of the pool, blocks, 16..@c_max
+ * @floor_sum: the members' floors (their arc_min), blocks, at most half
+ *	of @c_max when each came; under l2arc_pools_mutex and @arc.lock
  * @last_shrink: jiffies of the shrinker's last scan; members' misses read
  *	it to grow c back (io.c)
  * @shrinker: gives the ARC's memory back under pressure
@@ -73,6 +75,7 @@ struct l2arc_pool {
 	unsigned int block_pages;
 	u64 c_max;
 	u64 c_min;
+	u64 floor_sum;
 	unsigned long last_shrink;
 	struct l2arc_shrinker shrinker;
 	struct l2arc_c *by_id[L2ARC_POOL_MAX_ORIGINS + 1];

@@ -12,6 +12,10 @@
  * <key> <value> pairs:
  *
  *   arc_max <bytes>            this device's ARC size (c at most), >= 16 blocks
+ *   arc_min <bytes>            the size below which the shrinker never takes
+ *                              its ARC (the module's arc_min otherwise), at
+ *                              most arc_max; in a pool, its floor: eviction
+ *                              leaves it that much
  *   prefetch_disable <0|1>     1: no sequential-stream detection/read-ahead
  *   l2arc_rebuild <0|1>        0: start with an empty L2ARC at load (the
  *                              module's l2arc_rebuild_enabled otherwise)
@@ -79,28 +83,33 @@ static int parse_block_size(struct l2arc_table *t, const char *arg,
 	return 0;
 }
 
-static int parse_arc_max(struct l2arc_table *t, const char *arg, char **error)
+/* arc_max or arc_min: bytes, 16 blocks to the machine's memory. */
+static int parse_arc_bytes(struct l2arc_table *t, const char *arg, u64 *val,
+			   bool min, char **error)
 {
 	u64 v;
 	int r = l2arc_parse_u64(arg, &v);
 
 	if (r == -ERANGE) {
-		*error = "arc_max overflows";
+		*error = min ? "arc_min overflows" : "arc_max overflows";
 		return -EINVAL;
 	}
 	if (r) {
-		*error = "arc_max is not a number";
+		*error = min ? "arc_min is not a number" :
+			       "arc_max is not a number";
 		return -EINVAL;
 	}
 	if (v < (u64)L2ARC_ARC_MIN_BLOCKS * (t->block_sectors << SECTOR_SHIFT)) {
-		*error = "arc_max is below 16 blocks";
+		*error = min ? "arc_min is below 16 blocks" :
+			       "arc_max is below 16 blocks";
 		return -EINVAL;
 	}
 	if (v > L2ARC_ARC_MAX_BYTES) {
-		*error = "arc_max exceeds the machine's memory";
+		*error = min ? "arc_min exceeds the machine's memory" :
+			       "arc_max exceeds the machine's memory";
 		return -EINVAL;
 	}
-	t->arc_max = v;
+	*val = v;
 	return 0;
 }
 
@@ -174,7 +183,15 @@ static int parse_feature(struct l2arc_table *t, const char *key,
 			return -EINVAL;
 		}
 		t->arc_max_set = true;
-		return parse_arc_max(t, val, error);
+		return parse_arc_bytes(t, val, &t->arc_max, false, error);
+	}
+	if (!strcmp(key, "arc_min")) {
+		if (t->arc_min_set) {
+			*error = "Duplicate feature arc_min";
+			return -EINVAL;
+		}
+		t->arc_min_set = true;
+		return parse_arc_bytes(t, val, &t->arc_min, true, error);
 	}
 	if (!strcmp(key, "prefetch_disable"))
 		return parse_bool_feature(val, &t->prefetch_disable,
@@ -229,6 +246,10 @@ static int parse_features(struct l2arc_table *t, unsigned int argc,
 		r = parse_feature(t, argv[i], argv[i + 1], error);
 		if (r)
 			return r;
+	}
+	if (t->arc_min_set && t->arc_max_set && t->arc_min > t->arc_max) {
+		*error = "arc_min exceeds arc_max";
+		return -EINVAL;
 	}
 
 	t->features = l2arc_join_words(argc, argv);
@@ -311,8 +332,8 @@ int l2arc_parse_pool_table(struct l2arc_table *t, unsigned int argc,
 	r = parse_features(t, argc - 2, argv + 2, error);
 	if (r)
 		goto bad;
-	if (t->prefetch_disable_set || t->rebuild_set || t->whatif_set ||
-	    t->tun.set) {
+	if (t->arc_min_set || t->prefetch_disable_set || t->rebuild_set ||
+	    t->whatif_set || t->tun.set) {
 		*error = "arc_max is the only feature of a pool";
 		r = -EINVAL;
 		goto bad;

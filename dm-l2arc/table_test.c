@@ -59,6 +59,26 @@ static const struct table_case bad_lines[] = {
 	{ "/dev/a /dev/b 8 2 l2arc_feed_secs 0", "Tunable value out of range" },
 	{ "/dev/a /dev/b 8 4 l2arc_headroom 2 l2arc_headroom 2", "Duplicate tunable" },
 	{ "/dev/a /dev/b 8 2 l2arc_meta_percent 5", "Unknown feature" },
+	{ "/dev/a /dev/b 8 2 arc_min 65535", "arc_min is below 16 blocks" },
+	{ "/dev/a /dev/b 8 2 arc_min 1m", "arc_min is not a number" },
+	{ "/dev/a /dev/b 8 2 arc_min 18446744073709551616", "arc_min overflows" },
+	{ "/dev/a /dev/b 8 2 arc_min 18446744073709551615",
+	  "arc_min exceeds the machine's memory" },
+	{ "/dev/a /dev/b 8 4 arc_min 65536 arc_min 65536", "Duplicate feature arc_min" },
+	{ "/dev/a /dev/b 8 4 arc_min 131072 arc_max 65536", "arc_min exceeds arc_max" },
+};
+
+/* l2arc-pool lines: <cache|-> <block_size> [<#features> arc_max <bytes>] */
+static const struct table_case bad_pool_lines[] = {
+	{ "", "Not enough arguments: need <cache|-> <block_size>" },
+	{ "-", "Not enough arguments: need <cache|-> <block_size>" },
+	{ "- 12", "Block size is not a power of two" },
+	{ "- 8 2 arc_max 65535", "arc_max is below 16 blocks" },
+	{ "- 8 2 arc_min 65536", "arc_max is the only feature of a pool" },
+	{ "- 8 2 prefetch_disable 1", "arc_max is the only feature of a pool" },
+	{ "- 8 2 whatif 0", "arc_max is the only feature of a pool" },
+	{ "- 8 2 l2arc_write_max 1048576", "arc_max is the only feature of a pool" },
+	{ "- 8 3 arc_max 65536", "Not enough feature arguments" },
 };
 
 static void table_case_desc(const struct table_case *c, char *desc)
@@ -67,6 +87,7 @@ static void table_case_desc(const struct table_case *c, char *desc)
 }
 
 KUNIT_ARRAY_PARAM(bad_lines, bad_lines, table_case_desc);
+KUNIT_ARRAY_PARAM(bad_pool_lines, bad_pool_lines, table_case_desc);
 
 /* Split @line (copied into @buf) into words; return their number. */
 static unsigned int split_words(char *buf, size_t size, const char *line,
@@ -97,6 +118,62 @@ static void table_rejects_malformed_line(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, error, c->error);
 	/* a failed parse leaves nothing to free */
 	KUNIT_EXPECT_NULL(test, t.features);
+}
+
+static void table_rejects_malformed_pool_line(struct kunit *test)
+{
+	const struct table_case *c = test->param_value;
+	char buf[160], *argv[MAX_WORDS], *error = NULL;
+	struct l2arc_table t;
+	unsigned int argc;
+	int r;
+
+	argc = split_words(buf, sizeof(buf), c->line, argv);
+	r = l2arc_parse_pool_table(&t, argc, argv, &error);
+	KUNIT_EXPECT_EQ(test, r, -EINVAL);
+	KUNIT_ASSERT_NOT_NULL(test, error);
+	KUNIT_EXPECT_STREQ(test, error, c->error);
+	KUNIT_EXPECT_NULL(test, t.features);
+}
+
+static void table_parses_pool_line(struct kunit *test)
+{
+	char buf[64], *argv[MAX_WORDS], *error = NULL;
+	struct l2arc_table t;
+	unsigned int argc;
+
+	argc = split_words(buf, sizeof(buf), "- 16 2 arc_max 1048576", argv);
+	KUNIT_ASSERT_EQ(test, l2arc_parse_pool_table(&t, argc, argv, &error), 0);
+	KUNIT_EXPECT_NULL(test, t.origin_path);
+	KUNIT_EXPECT_NULL(test, t.cache_path);
+	KUNIT_EXPECT_EQ(test, t.block_sectors, 16U);
+	KUNIT_EXPECT_TRUE(test, t.arc_max_set);
+	KUNIT_EXPECT_EQ(test, t.arc_max, 1048576ULL);
+	KUNIT_EXPECT_STREQ(test, t.features, "2 arc_max 1048576");
+	l2arc_table_free(&t);
+
+	argc = split_words(buf, sizeof(buf), "/dev/nvme 8", argv);
+	KUNIT_ASSERT_EQ(test, l2arc_parse_pool_table(&t, argc, argv, &error), 0);
+	KUNIT_EXPECT_STREQ(test, t.cache_path, "/dev/nvme");
+	KUNIT_EXPECT_FALSE(test, t.arc_max_set);
+	KUNIT_EXPECT_NULL(test, t.features);
+	l2arc_table_free(&t);
+}
+
+static void table_parses_arc_min(struct kunit *test)
+{
+	char buf[96], *argv[MAX_WORDS], *error = NULL;
+	struct l2arc_table t;
+	unsigned int argc;
+
+	argc = split_words(buf, sizeof(buf),
+			   "/dev/a /dev/pool 8 4 arc_min 4194304 arc_max 4194304",
+			   argv);
+	KUNIT_ASSERT_EQ(test, l2arc_parse_table(&t, argc, argv, &error), 0);
+	KUNIT_EXPECT_TRUE(test, t.arc_min_set);
+	KUNIT_EXPECT_EQ(test, t.arc_min, 4194304ULL);
+	KUNIT_EXPECT_EQ(test, t.arc_max, 4194304ULL);
+	l2arc_table_free(&t);
 }
 
 static void table_parses_full_line(struct kunit *test)
@@ -194,6 +271,10 @@ static void table_block_size_bounds(struct kunit *test)
 
 static struct kunit_case table_cases[] = {
 	KUNIT_CASE_PARAM(table_rejects_malformed_line, bad_lines_gen_params),
+	KUNIT_CASE_PARAM(table_rejects_malformed_pool_line,
+			 bad_pool_lines_gen_params),
+	KUNIT_CASE(table_parses_pool_line),
+	KUNIT_CASE(table_parses_arc_min),
 	KUNIT_CASE(table_parses_full_line),
 	KUNIT_CASE(table_parses_tunables),
 	KUNIT_CASE(table_parses_minimal_line),

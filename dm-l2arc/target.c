@@ -268,8 +268,10 @@ static void l2arc_size_arc(struct l2arc_c *lc)
 
 	lc->c_max = clamp_t(u64, bytes >> shift, L2ARC_ARC_MIN_BLOCKS,
 			    ARC_C_MAX);
-	lc->c_min = clamp_t(u64, l2arc_param(L2ARC_P_ARC_MIN) >> shift,
-			    L2ARC_ARC_MIN_BLOCKS, lc->c_max);
+	bytes = lc->table.arc_min_set ? lc->table.arc_min :
+					l2arc_param(L2ARC_P_ARC_MIN);
+	lc->c_min = clamp_t(u64, bytes >> shift, L2ARC_ARC_MIN_BLOCKS,
+			    lc->c_max);
 }
 
 /*

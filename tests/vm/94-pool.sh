@@ -25,6 +25,9 @@
 #     resident count falls by exactly its blocks) and frees its id; the
 #     member made again gets that id and reads cold (no old header
 #     matches), the other member's blocks stay, all of them.
+#  4. A floor: with arc_min 4 MiB on the idle member, the same streams
+#     leave it exactly 4 MiB and the hot one the other 12 MiB; floors
+#     past half the pool's arc_max are refused.
 # Devices: brd RAM disks /dev/ram0, /dev/ram1 (origins), /dev/ram2 (for
 # the refused cache device); 32 MiB each.
 . "$(dirname "$0")/lib.sh"
@@ -209,6 +212,26 @@ echo "remove and re-make: id kept ($ids_before), cold again, hot member at $hot_
 dm_remove qa
 dm_remove qb
 dm_remove pq
+
+# ---- 4. a floor: the idle member's arc_min
+dm_create pf "0 8 l2arc-pool - 8 2 arc_max 16777216"
+before=$(dmsetup ls | sort)
+expect_error "The members' arc_min would exceed half the pool's arc_max" \
+	"0 $sz l2arc /dev/ram1 /dev/mapper/pf 8 2 arc_min 12582912"
+dm_create fb "0 $sz l2arc /dev/ram1 /dev/mapper/pf 8 4 arc_min 4194304 prefetch_disable 1"
+dm_create fa "0 $sz l2arc /dev/ram0 /dev/mapper/pf 8 2 prefetch_disable 1"
+assert_eq "member status arc_min" 4194304 \
+	"$(dmsetup status fb | awk '{ for (i = 1; i < NF; i++) if ($i == "arc_min") print $(i + 1) }')"
+pyread /dev/mapper/fb 0-1023
+pyread /dev/mapper/fa 0-3583 0-3583 0-3583
+read -r _ _ floor_idle _ < <(origin_line pf fb)
+read -r _ _ floor_hot _ < <(origin_line pf fa)
+assert_eq "idle member with a 4 MiB floor: ARC bytes" 4194304 "$floor_idle"
+assert_eq "hot member beside the floor: ARC bytes" $(((16 - 4) << 20)) "$floor_hot"
+echo "floor: idle keeps $floor_idle bytes, hot has $floor_hot, $(arcstats_row "$(proc_of fa)" hits) hits"
+dm_remove fa
+dm_remove fb
+dm_remove pf
 
 # ---- the same hot stream on a device of its own, whole and half budget
 for arc in 16777216:"$ref_own" 8388608:"$ref_half"; do
