@@ -389,7 +389,8 @@ static int l2arc_pool_origins(struct l2arc_pool *pool, char *result,
 					  NULL))
 			strscpy(name, "-", sizeof(name));
 		DMEMIT("%llu %s %llu %llu %llu %llu\n",
-		       lc->key_base >> L2ARC_KEY_BLOCK_BITS, name, blocks << shift, l2arc_stat_read(lc, L2ARC_STAT_HITS),
+		       lc->key_base >> L2ARC_KEY_BLOCK_BITS, name, blocks << shift,
+		       l2arc_stat_read(lc, L2ARC_STAT_HITS),
 		       l2arc_stat_read(lc, L2ARC_STAT_IOHITS),
 		       l2arc_stat_read(lc, L2ARC_STAT_MISSES));
 	}
