@@ -212,7 +212,7 @@ class Fuzzer:
             return "Block size is not a power of two", None
         if bs < 8 or bs > 2048:
             return "Block size out of range (8 to 2048 sectors)", None
-        exp = {"bs": bs, "arc_max": None, "pd": None, "wi": None, "tun": {}}
+        exp = {"bs": bs, "arc_max": None, "arc_min": None, "pd": None, "wi": None, "tun": {}}
         rest = words[3:]
         if rest:
             r, nr = kstrtou64(rest[0])
@@ -228,19 +228,19 @@ class Fuzzer:
                 return "Features must be key/value pairs", None
             for i in range(1, len(rest), 2):
                 k, v = rest[i], rest[i + 1]
-                if k == "arc_max":
-                    if exp["arc_max"] is not None:
-                        return "Duplicate feature arc_max", None
+                if k in ("arc_max", "arc_min"):
+                    if exp[k] is not None:
+                        return "Duplicate feature " + k, None
                     r, n = kstrtou64(v)
                     if r == errno.ERANGE:
-                        return "arc_max overflows", None
+                        return k + " overflows", None
                     if r:
-                        return "arc_max is not a number", None
-                    exp["arc_max"] = n
+                        return k + " is not a number", None
+                    exp[k] = n
                     if n < ARC_MIN_BLOCKS * bs * 512:
-                        return "arc_max is below 16 blocks", None
+                        return k + " is below 16 blocks", None
                     if n > TOTALRAM:
-                        return "arc_max exceeds the machine's memory", None
+                        return k + " exceeds the machine's memory", None
                 elif k in ("prefetch_disable", "whatif"):
                     e = "pd" if k == "prefetch_disable" else "wi"
                     if exp[e] is not None:
@@ -259,6 +259,9 @@ class Fuzzer:
                     exp["tun"][k] = n
                 else:
                     return "Unknown feature", None
+            if exp["arc_min"] is not None and exp["arc_max"] is not None \
+                    and exp["arc_min"] > exp["arc_max"]:
+                return "arc_min exceeds arc_max", None
         return None, exp
 
     def model_devices(self, od, cd, cw, bs, length):
@@ -291,9 +294,9 @@ class Fuzzer:
     # --------------------------------------------------------- a table line
     def random_features(self, bs):
         feats = []
-        keys = ["arc_max", "prefetch_disable", "whatif"] + DEV_TUNABLES
+        keys = ["arc_max", "arc_min", "prefetch_disable", "whatif"] + DEV_TUNABLES
         if not self.clean:
-            keys += ["unknown_feature", "arc_min", "l2arc_meta_percent",
+            keys += ["unknown_feature", "l2arc_meta_percent",
                      "zfetch_max_distance", "ARC_MAX", ""]
         for _ in range(self.rnd.choice([0, 1, 1, 2, 3, 4, 6, 10])):
             k = self.rnd.choice(keys)
