@@ -768,6 +768,28 @@ static inline u64 l2arc_key_block(oblock_t key)
 }
 
 /**
+ * l2arc_key_id() - the origin id of an ARC key
+ * @key: a key from l2arc_key()
+ *
+ * Return: the id, 0 (a device of its own) to %L2ARC_POOL_MAX_ORIGINS.
+ */
+static inline unsigned int l2arc_key_id(oblock_t key)
+{
+	return from_oblock(key) >> L2ARC_KEY_BLOCK_BITS;
+}
+
+/**
+ * l2arc_origin_id() - the device's origin id in its pool
+ * @lc: the device
+ *
+ * Return: 1..%L2ARC_POOL_MAX_ORIGINS for a pool member, 0 otherwise.
+ */
+static inline unsigned int l2arc_origin_id(const struct l2arc_c *lc)
+{
+	return lc->key_base >> L2ARC_KEY_BLOCK_BITS;
+}
+
+/**
  * l2arc_key_mine() - is @key a key of the device's origin?
  * @lc: the device
  * @key: an ARC key of its directory
@@ -776,8 +798,7 @@ static inline u64 l2arc_key_block(oblock_t key)
  */
 static inline bool l2arc_key_mine(const struct l2arc_c *lc, oblock_t key)
 {
-	return (from_oblock(key) & ~(BIT_ULL(L2ARC_KEY_BLOCK_BITS) - 1)) ==
-	       lc->key_base;
+	return l2arc_key_id(key) == l2arc_origin_id(lc);
 }
 
 /* params.c */

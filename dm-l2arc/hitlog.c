@@ -158,8 +158,7 @@ bool l2arc_hitlog_add(struct l2arc_c *lc, const struct l2arc_hitrec *rec,
 	if (!full && lc->pool) {
 		/* after the count: pairs with l2arc_hitlog_apply_pool() */
 		smp_mb__before_atomic();
-		set_bit(lc->key_base >> L2ARC_KEY_BLOCK_BITS,
-			lc->pool->hitlog_pending);
+		set_bit(l2arc_origin_id(lc), lc->pool->hitlog_pending);
 	}
 	if (filled) {
 		l2arc_lock(lc);		/* applies every log */

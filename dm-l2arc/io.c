@@ -163,7 +163,7 @@ static bool l2arc_pool_evict_ok(struct arc *arc, const struct arc_hdr *hdr)
 
 	if (!pool->floor_sum)
 		return true;
-	lc = pool->by_id[from_oblock(hdr->oblock) >> L2ARC_KEY_BLOCK_BITS];
+	lc = pool->by_id[l2arc_key_id(hdr->oblock)];
 	return !lc || !lc->c_min || lc->arc_blocks > lc->c_min;
 }
 

@@ -95,6 +95,12 @@ static void l2arc_pool_put(struct l2arc_pool *pool)
 	kfree(pool);
 }
 
+static u64 l2arc_pool_resident(struct l2arc_pool *pool)
+{
+	return arc_list_size(&pool->arc, ARC_T1) +
+	       arc_list_size(&pool->arc, ARC_T2);
+}
+
 /*
  * Take c down to @target blocks (not below c_min), L2ARC_LOCK_BATCH
  * blocks of c per hold of the lock.  Returns the resident blocks evicted.
@@ -109,10 +115,9 @@ static u64 l2arc_pool_set_c(struct l2arc_pool *pool, u64 target)
 	l2arc_hitlog_apply_pool(pool);	/* evict in the order of the hits */
 	while (arc_c(arc) > target) {
 		c = arc_c(arc);
-		before = arc_list_size(arc, ARC_T1) + arc_list_size(arc, ARC_T2);
+		before = l2arc_pool_resident(pool);
 		arc_set_c(arc, c - min_t(u64, c - target, L2ARC_LOCK_BATCH));
-		blocks += before - arc_list_size(arc, ARC_T1) -
-			  arc_list_size(arc, ARC_T2);
+		blocks += before - l2arc_pool_resident(pool);
 		if (arc_c(arc) > target) {
 			spin_unlock_bh(&arc->lock);
 			cond_resched();
@@ -122,12 +127,6 @@ static u64 l2arc_pool_set_c(struct l2arc_pool *pool, u64 target)
 	WRITE_ONCE(pool->last_shrink, jiffies);
 	spin_unlock_bh(&arc->lock);
 	return blocks;
-}
-
-static u64 l2arc_pool_resident(struct l2arc_pool *pool)
-{
-	return arc_list_size(&pool->arc, ARC_T1) +
-	       arc_list_size(&pool->arc, ARC_T2);
 }
 
 static unsigned long l2arc_pool_shrink_count(struct shrinker *s,
@@ -158,6 +157,23 @@ static unsigned long l2arc_pool_shrink_scan(struct shrinker *s,
 	return blocks ? blocks * pool->block_pages : SHRINK_STOP;
 }
 
+/* The pool's block size, @sectors, and what follows from it. */
+static void l2arc_pool_set_block(struct l2arc_pool *pool, u32 sectors)
+{
+	pool->block_sectors = sectors;
+	pool->block_shift = ilog2(sectors);
+	pool->block_pages = (sectors << SECTOR_SHIFT) >> PAGE_SHIFT;
+}
+
+/* c_max from the table @c_max, c_min from the module's arc_min. */
+static void l2arc_pool_set_size(struct l2arc_pool *pool, u64 c_max)
+{
+	pool->c_max = c_max;
+	pool->c_min = clamp_t(u64, l2arc_param(L2ARC_P_ARC_MIN) >>
+			      (pool->block_shift + SECTOR_SHIFT),
+			      L2ARC_ARC_MIN_BLOCKS, c_max);
+}
+
 /* A new pool for the table @pc of mapped device @md; mutex held. */
 static struct l2arc_pool *l2arc_pool_new(struct l2arc_pool_c *pc,
 					 struct mapped_device *md,
@@ -172,13 +188,8 @@ static struct l2arc_pool *l2arc_pool_new(struct l2arc_pool_c *pc,
 	pool->md = md;
 	INIT_LIST_HEAD(&pool->members);
 	ida_init(&pool->ids);
-	pool->block_sectors = pc->table.block_sectors;
-	pool->block_shift = ilog2(pool->block_sectors);
-	pool->block_pages = (pool->block_sectors << SECTOR_SHIFT) >> PAGE_SHIFT;
-	pool->c_max = pc->c_max;
-	pool->c_min = clamp_t(u64, l2arc_param(L2ARC_P_ARC_MIN) >>
-			      (pool->block_shift + SECTOR_SHIFT),
-			      L2ARC_ARC_MIN_BLOCKS, pool->c_max);
+	l2arc_pool_set_block(pool, pc->table.block_sectors);
+	l2arc_pool_set_size(pool, pc->c_max);
 	pool->last_shrink = jiffies;
 	strscpy(pool->name, dm_disk(md)->disk_name, sizeof(pool->name));
 	if (arc_init(&pool->arc, pool->c_max, &l2arc_pool_arc_ops, pool)) {
@@ -221,10 +232,7 @@ static int l2arc_pool_bind(struct l2arc_pool_c *pc, struct dm_target *ti)
 			ti->error = "Block size differs from the pool's members'";
 			return -EINVAL;
 		}
-		pool->block_sectors = pc->table.block_sectors;
-		pool->block_shift = ilog2(pool->block_sectors);
-		pool->block_pages = (pool->block_sectors << SECTOR_SHIFT) >>
-				    PAGE_SHIFT;
+		l2arc_pool_set_block(pool, pc->table.block_sectors);
 	}
 	pool->ref++;
 	pc->pool = pool;
@@ -307,10 +315,7 @@ static void l2arc_pool_resume(struct dm_target *ti)
 
 	mutex_lock(&l2arc_pools_mutex);
 	spin_lock_bh(&pool->arc.lock);
-	pool->c_max = pc->c_max;
-	pool->c_min = clamp_t(u64, l2arc_param(L2ARC_P_ARC_MIN) >>
-			      (pool->block_shift + SECTOR_SHIFT),
-			      L2ARC_ARC_MIN_BLOCKS, pool->c_max);
+	l2arc_pool_set_size(pool, pc->c_max);
 	list_for_each_entry(lc, &pool->members, pool_node)
 		lc->c_max = pool->c_max;	/* c_min: its floor stays */
 	spin_unlock_bh(&pool->arc.lock);
@@ -388,8 +393,8 @@ static int l2arc_pool_origins(struct l2arc_pool *pool, char *result,
 		if (dm_copy_name_and_uuid(dm_table_get_md(lc->ti->table), name,
 					  NULL))
 			strscpy(name, "-", sizeof(name));
-		DMEMIT("%llu %s %llu %llu %llu %llu\n",
-		       lc->key_base >> L2ARC_KEY_BLOCK_BITS, name, blocks << shift,
+		DMEMIT("%u %s %llu %llu %llu %llu\n",
+		       l2arc_origin_id(lc), name, blocks << shift,
 		       l2arc_stat_read(lc, L2ARC_STAT_HITS),
 		       l2arc_stat_read(lc, L2ARC_STAT_IOHITS),
 		       l2arc_stat_read(lc, L2ARC_STAT_MISSES));
@@ -540,7 +545,7 @@ bad:
 void l2arc_pool_detach(struct l2arc_c *lc)
 {
 	struct l2arc_pool *pool = lc->pool;
-	unsigned int id = lc->key_base >> L2ARC_KEY_BLOCK_BITS;
+	unsigned int id = l2arc_origin_id(lc);
 
 	mutex_lock(&l2arc_pools_mutex);
 	list_del(&lc->pool_node);
