@@ -52,11 +52,13 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 
 #include "dm-l2arc.h"
 
 static LIST_HEAD(l2arc_pools);
-static DEFINE_MUTEX(l2arc_pools_mutex);
+/* the list of pools, their members, ids, references (pool.h) */
+DEFINE_MUTEX(l2arc_pools_mutex);
 
 /**
  * struct l2arc_pool_c - one table of the l2arc-pool target
@@ -82,13 +84,26 @@ static struct l2arc_pool *l2arc_pool_find(struct mapped_device *md)
 	return NULL;
 }
 
-/* Drop a reference; the last frees the pool.  l2arc_pools_mutex held. */
-static void l2arc_pool_put(struct l2arc_pool *pool)
+/*
+ * Drop a reference; l2arc_pools_mutex held.  The last one takes the pool
+ * off the list and returns it, for l2arc_pool_free() once the mutex is
+ * let go (its /proc files' readers take the mutex); else NULL.
+ */
+static struct l2arc_pool *l2arc_pool_put(struct l2arc_pool *pool)
 {
 	lockdep_assert_held(&l2arc_pools_mutex);
 	if (--pool->ref)
-		return;
+		return NULL;
 	list_del(&pool->node);
+	return pool;
+}
+
+/* Free a pool that l2arc_pool_put() returned (NULL: nothing). */
+static void l2arc_pool_free(struct l2arc_pool *pool)
+{
+	if (!pool)
+		return;
+	l2arc_stats_pool_unregister(pool);	/* waits for its readers */
 	l2arc_shrinker_unregister(&pool->shrinker);
 	arc_exit(&pool->arc);	/* no member: no header is left */
 	ida_destroy(&pool->ids);
@@ -192,6 +207,8 @@ static struct l2arc_pool *l2arc_pool_new(struct l2arc_pool_c *pc,
 	l2arc_pool_set_size(pool, pc->c_max);
 	pool->last_shrink = jiffies;
 	strscpy(pool->name, dm_disk(md)->disk_name, sizeof(pool->name));
+	pool->kstat.crtime = ktime_get_ns();
+	INIT_LIST_HEAD(&pool->kstat.node);
 	if (arc_init(&pool->arc, pool->c_max, &l2arc_pool_arc_ops, pool)) {
 		*error = "Cannot set up the ARC directory";
 		goto bad;
@@ -242,11 +259,13 @@ static int l2arc_pool_bind(struct l2arc_pool_c *pc, struct dm_target *ti)
 static void l2arc_pool_dtr(struct dm_target *ti)
 {
 	struct l2arc_pool_c *pc = ti->private;
+	struct l2arc_pool *gone = NULL;
 
 	mutex_lock(&l2arc_pools_mutex);
 	if (pc->pool)
-		l2arc_pool_put(pc->pool);
+		gone = l2arc_pool_put(pc->pool);
 	mutex_unlock(&l2arc_pools_mutex);
+	l2arc_pool_free(gone);
 	l2arc_table_free(&pc->table);
 	kfree(pc);
 }
@@ -286,6 +305,7 @@ static int l2arc_pool_ctr(struct dm_target *ti, unsigned int argc,
 	mutex_unlock(&l2arc_pools_mutex);
 	if (r)
 		goto bad;
+	l2arc_stats_pool_register(pc->pool);	/* idempotent */
 	ti->num_flush_bios = 1;
 	return 0;
 bad:
@@ -372,33 +392,18 @@ static void l2arc_pool_status(struct dm_target *ti, status_type_t type,
 }
 
 /*
- * "origins": one line per member, in the order they came: <id> <name>
- * <arc_bytes> <hits> <iohits> <misses> (its dmsetup name, "-" while it
- * has none; the bytes of its data in the ARC; its arcstats rows hits,
- * iohits and misses).
+ * "origins": one line per member, in the order they came, as the lines of
+ * /proc/dm-l2arc/<pool>/origins (l2arc_stats_origin_line()).
  */
 static int l2arc_pool_origins(struct l2arc_pool *pool, char *result,
 			      unsigned int maxlen)
 {
-	unsigned int sz = 0, shift = pool->block_shift + SECTOR_SHIFT;
-	char name[DM_NAME_LEN];
+	unsigned int sz = 0;
 	struct l2arc_c *lc;
-	u64 blocks;
 
 	mutex_lock(&l2arc_pools_mutex);
-	list_for_each_entry(lc, &pool->members, pool_node) {
-		spin_lock_bh(&pool->arc.lock);
-		blocks = lc->arc_blocks;
-		spin_unlock_bh(&pool->arc.lock);
-		if (dm_copy_name_and_uuid(dm_table_get_md(lc->ti->table), name,
-					  NULL))
-			strscpy(name, "-", sizeof(name));
-		DMEMIT("%u %s %llu %llu %llu %llu\n",
-		       l2arc_origin_id(lc), name, blocks << shift,
-		       l2arc_stat_read(lc, L2ARC_STAT_HITS),
-		       l2arc_stat_read(lc, L2ARC_STAT_IOHITS),
-		       l2arc_stat_read(lc, L2ARC_STAT_MISSES));
-	}
+	list_for_each_entry(lc, &pool->members, pool_node)
+		sz += l2arc_stats_origin_line(lc, result + sz, maxlen - sz);
 	mutex_unlock(&l2arc_pools_mutex);
 	return 1;	/* result holds the reply */
 }
@@ -544,11 +549,13 @@ bad:
  */
 void l2arc_pool_detach(struct l2arc_c *lc)
 {
-	struct l2arc_pool *pool = lc->pool;
-	unsigned int id = l2arc_origin_id(lc);
+	struct l2arc_pool *pool = lc->pool, *gone;
+	unsigned int id = l2arc_origin_id(lc), i;
 
 	mutex_lock(&l2arc_pools_mutex);
 	list_del(&lc->pool_node);
+	for (i = 0; i < L2ARC_STAT_NR; i++)	/* the pool's rows keep them */
+		pool->stat_gone[i] += l2arc_stat_read(lc, i);
 	spin_lock_bh(&pool->arc.lock);
 	pool->by_id[id] = NULL;
 	pool->floor_sum -= lc->c_min;
@@ -560,8 +567,9 @@ void l2arc_pool_detach(struct l2arc_c *lc)
 	lc->pool_dev = NULL;
 	lc->pool = NULL;
 	lc->arc = &lc->arc_own;
-	l2arc_pool_put(pool);
+	gone = l2arc_pool_put(pool);
 	mutex_unlock(&l2arc_pools_mutex);
+	l2arc_pool_free(gone);
 }
 
 /**

@@ -15,6 +15,7 @@
 
 #include "arc.h"
 #include "compat.h"
+#include "stats.h"
 
 struct dm_target;
 struct l2arc_c;
@@ -60,6 +61,11 @@ struct mapped_device;
  * @hitlog_pending: bit id set when member id has hits logged without the
  *	lock (l2arc_hitlog_add()) that the ARC has not seen: every holder of
  *	@arc.lock applies them (l2arc_lock()), whichever member it serves
+ * @kstat: the pool's /proc/dm-l2arc/<name> directory (arcstats of the
+ *	whole pool, origins), from its first table's ctr to its free
+ * @stat_gone: the counters (&enum l2arc_stat) of members that left, so
+ *	that the pool's arcstats count from the pool's creation; under
+ *	l2arc_pools_mutex
  * @name: "dm-<minor>" of the pool's mapped device
  */
 struct l2arc_pool {
@@ -80,8 +86,17 @@ struct l2arc_pool {
 	struct l2arc_shrinker shrinker;
 	struct l2arc_c *by_id[L2ARC_POOL_MAX_ORIGINS + 1];
 	unsigned long hitlog_pending[BITS_TO_LONGS(L2ARC_POOL_MAX_ORIGINS + 1)];
+	struct l2arc_kstat kstat;
+	u64 stat_gone[L2ARC_STAT_NR];
 	char name[32];
 };
+
+/*
+ * Protects the list of pools and each pool's members, ids, references
+ * and @stat_gone (pool.c); nests inside stats.c's mutex and outside every
+ * pool's arc.lock.
+ */
+extern struct mutex l2arc_pools_mutex;
 
 int l2arc_pool_attach(struct l2arc_c *lc, struct dm_target *ti, char **error);
 void l2arc_pool_detach(struct l2arc_c *lc);

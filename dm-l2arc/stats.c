@@ -3,8 +3,11 @@
  * dm-l2arc: statistics in ZFS's kstat text format, under /proc.
  *
  *   /proc/dm-l2arc/dm-<minor>/arcstats   one device (its kernel name, as in
- *                                        /sys/block/dm-<minor>)
- *   /proc/dm-l2arc/arcstats              the sum over all devices
+ *                                        /sys/block/dm-<minor>), or one
+ *                                        pool: its members summed
+ *   /proc/dm-l2arc/dm-<minor>/origins    a pool's members, a line each
+ *   /proc/dm-l2arc/arcstats              the sum over all devices and
+ *                                        pools, each ARC counted once
  *
  * The format is that of /proc/spl/kstat/zfs/arcstats, so that tools that
  * read ZFS's ARC statistics read ours:
@@ -22,10 +25,19 @@
  * instance of the same device) never clashes.  l2arc_stats_mutex protects
  * the device list and every device's @proc pointer; proc_remove() waits
  * for readers, so a reader never sees a freed device.
+ *
+ * A pool member's file counts its own events, and its size rows (those of
+ * l2arc_stats_arc_rows()) are the pool's ARC.  The pool's entry (its
+ * object's, from its first table to its free, since a reload binds the
+ * same object) sums its members' rows, those that left included
+ * (&l2arc_pool.stat_gone), with the size rows once.  The summed file adds
+ * the devices of their own and the pools, never a member: each ARC and
+ * each event is counted once.
  */
 #define DM_MSG_PREFIX "l2arc stats"
 
 #include <linux/kernel.h>
+#include <linux/device-mapper.h>
 #include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
@@ -272,8 +284,9 @@ static const struct {
 	{ R_L2_ORIGIN_PROBES, L2ARC_STAT_L2_ORIGIN_PROBES },
 };
 
-static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the three below */
+static DEFINE_MUTEX(l2arc_stats_mutex);	/* protects the four below */
 static LIST_HEAD(l2arc_devices);	/* registered devices */
+static LIST_HEAD(l2arc_pool_kstats);	/* registered pools */
 static struct proc_dir_entry *l2arc_proc_root;
 static int l2arc_next_kid;
 
@@ -317,6 +330,41 @@ void l2arc_stat_clear(struct l2arc_c *lc)
 	memset(lc->gauge, 0, sizeof(lc->gauge));
 }
 
+/*
+ * The rows of the ARC directory @arc (its lists, p, c, headers, hash
+ * table), blocks of 2^@shift bytes; arc.lock held.  A pool's members all
+ * read the same ones: the pool's file and the summed file take them once.
+ */
+static void l2arc_stats_arc_rows(struct arc *arc, unsigned int shift,
+				 u64 *vals)
+{
+	u64 t1, t2, b1, b2, hashed;
+
+	lockdep_assert_held(&arc->lock);
+	t1 = arc_list_size(arc, ARC_T1);
+	t2 = arc_list_size(arc, ARC_T2);
+	b1 = arc_list_size(arc, ARC_B1);
+	b2 = arc_list_size(arc, ARC_B2);
+	hashed = arc_nr_hashed(arc);
+	vals[R_P] = mul_u64_u64_shr(arc_p_fixed(arc), 1ULL << shift,
+				    ARC_P_SHIFT);
+	vals[R_C] = arc_c(arc) << shift;
+	vals[R_L2_ONLY_WRITING] = arc_l2only_writing(arc);
+	vals[R_HASH_ELEMENTS] = hashed;
+	vals[R_HASH_TABLE_SIZE] = arc_table_bytes(arc);
+	vals[R_DATA_SIZE] = (t1 + t2) << shift;
+	vals[R_HDR_SIZE] = hashed * sizeof(struct arc_hdr);
+	vals[R_SIZE] = vals[R_DATA_SIZE] + vals[R_HDR_SIZE];
+	vals[R_MRU_SIZE] = t1 << shift;
+	vals[R_MFU_SIZE] = t2 << shift;
+	vals[R_MRU_GHOST_SIZE] = b1 << shift;
+	vals[R_MFU_GHOST_SIZE] = b2 << shift;
+	vals[R_MRU_BLOCKS] = t1;
+	vals[R_MFU_BLOCKS] = t2;
+	vals[R_MRU_GHOST_BLOCKS] = b1;
+	vals[R_MFU_GHOST_BLOCKS] = b2;
+}
+
 /**
  * l2arc_stats_snapshot() - one device's arcstats rows, consistently
  * @lc: the device
@@ -328,7 +376,7 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 {
 	unsigned int shift = lc->block_shift + SECTOR_SHIFT;
 	struct arc *arc = lc->arc;
-	u64 t1, t2, b1, b2, hashed, l2only, indexed, l2_blocks;
+	u64 l2only, indexed, l2_blocks;
 	u64 l2_class[L2ARC_NR_CLASSES], counts[L2ARC_STAT_NR];
 	unsigned int i;
 
@@ -340,16 +388,8 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 		vals[l2arc_row_stat[i].row] = counts[l2arc_row_stat[i].stat];
 	vals[R_HASH_ELEMENTS_MAX] = lc->gauge[L2ARC_GAUGE_HASH_ELEMENTS_MAX];
 	vals[R_L2_REBUILD_TIME_MS] = lc->gauge[L2ARC_GAUGE_L2_REBUILD_TIME_MS];
-	t1 = arc_list_size(arc, ARC_T1);
-	t2 = arc_list_size(arc, ARC_T2);
-	b1 = arc_list_size(arc, ARC_B1);
-	b2 = arc_list_size(arc, ARC_B2);
-	hashed = arc_nr_hashed(arc);
 	vals[R_DELETED] = arc_evicted(arc) - lc->kstat.deleted_base;
-	vals[R_P] = mul_u64_u64_shr(arc_p_fixed(arc), 1ULL << shift,
-				    ARC_P_SHIFT);
-	vals[R_C] = arc_c(arc) << shift;
-	vals[R_L2_ONLY_WRITING] = arc_l2only_writing(arc);
+	l2arc_stats_arc_rows(arc, shift, vals);
 	l2only = arc_list_size(arc, ARC_LIST_L2ONLY) - vals[R_L2_ONLY_WRITING];
 	indexed = lc->l2.ix.nr_indexed;
 	l2_blocks = lc->l2.blocks;
@@ -362,21 +402,8 @@ void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals)
 		div_u64(lc->gauge[L2ARC_GAUGE_LOCK_HOLD_MAX_NS], NSEC_PER_USEC);
 	l2arc_unlock(lc);
 
-	vals[R_HASH_ELEMENTS] = hashed;
-	vals[R_HASH_TABLE_SIZE] = arc_table_bytes(arc);
 	vals[R_C_MIN] = lc->c_min << shift;
 	vals[R_C_MAX] = lc->c_max << shift;
-	vals[R_DATA_SIZE] = (t1 + t2) << shift;
-	vals[R_HDR_SIZE] = hashed * sizeof(struct arc_hdr);
-	vals[R_SIZE] = vals[R_DATA_SIZE] + vals[R_HDR_SIZE];
-	vals[R_MRU_SIZE] = t1 << shift;
-	vals[R_MFU_SIZE] = t2 << shift;
-	vals[R_MRU_GHOST_SIZE] = b1 << shift;
-	vals[R_MFU_GHOST_SIZE] = b2 << shift;
-	vals[R_MRU_BLOCKS] = t1;
-	vals[R_MFU_BLOCKS] = t2;
-	vals[R_MRU_GHOST_BLOCKS] = b1;
-	vals[R_MFU_GHOST_BLOCKS] = b2;
 
 	vals[R_BUF_POOL_SIZE] = (u64)l2arc_pages_count(&lc->pages) << PAGE_SHIFT;
 	vals[R_RUNS_DEFERRED] = atomic64_read(&lc->iop.runs_deferred);
@@ -437,31 +464,206 @@ static int l2arc_dev_whatif_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int l2arc_sum_arcstats_show(struct seq_file *m, void *v)
+/* Add the rows @vals of one device or pool to @sum (maxima: the largest). */
+static void l2arc_sum_add(u64 *sum, const u64 *vals)
 {
-	struct l2arc_c *lc;
-	u64 *vals, *sum;
 	unsigned int i;
 
-	/* 2 x 110 rows: off the stack (over 2 KiB with KASAN's redzones) */
-	vals = kcalloc(2 * R_NR, sizeof(*vals), GFP_KERNEL);
+	for (i = 0; i < R_NR; i++)
+		sum[i] += vals[i];
+	/* maxima, not sums */
+	l2arc_sum_max(sum, vals, R_LOCK_HOLD_MAX_US);
+	l2arc_sum_max(sum, vals, R_L2_READ_LATENCY_US);
+	l2arc_sum_max(sum, vals, R_ORIGIN_READ_LATENCY_US);
+}
+
+/*
+ * The rows of @pool in @sum: its members' (@vals is scratch room for one)
+ * plus the counts of those that left, with the ARC's rows once, its own.
+ * l2arc_pools_mutex held.
+ */
+static void l2arc_stats_pool_snapshot(struct l2arc_pool *pool, u64 *sum,
+				      u64 *vals)
+{
+	unsigned int shift = pool->block_shift + SECTOR_SHIFT, i;
+	struct arc *arc = &pool->arc;
+	u64 hashed_max = 0;
+	struct l2arc_c *lc;
+
+	lockdep_assert_held(&l2arc_pools_mutex);
+	memset(sum, 0, R_NR * sizeof(*sum));
+	list_for_each_entry(lc, &pool->members, pool_node) {
+		l2arc_stats_snapshot(lc, vals);
+		hashed_max = max(hashed_max, vals[R_HASH_ELEMENTS_MAX]);
+		l2arc_sum_add(sum, vals);
+	}
+	for (i = 0; i < ARRAY_SIZE(l2arc_row_stat); i++)
+		sum[l2arc_row_stat[i].row] +=
+			pool->stat_gone[l2arc_row_stat[i].stat];
+	spin_lock_bh(&arc->lock);
+	l2arc_hitlog_apply_pool(pool);
+	l2arc_stats_arc_rows(arc, shift, sum);
+	sum[R_DELETED] = arc_evicted(arc);
+	spin_unlock_bh(&arc->lock);
+	sum[R_HASH_ELEMENTS_MAX] = max(hashed_max, sum[R_HASH_ELEMENTS]);
+	sum[R_C_MIN] = pool->c_min << shift;
+	sum[R_C_MAX] = pool->c_max << shift;
+}
+
+/* /proc/dm-l2arc/dm-N/arcstats of a pool: the same rows as a device's. */
+static int l2arc_pool_arcstats_show(struct seq_file *m, void *v)
+{
+	struct l2arc_pool *pool = m->private;
+	u64 *vals = kcalloc(2 * R_NR, sizeof(*vals), GFP_KERNEL);
+
 	if (!vals)
 		return -ENOMEM;
-	sum = vals + R_NR;
+	mutex_lock(&l2arc_pools_mutex);
+	l2arc_stats_pool_snapshot(pool, vals, vals + R_NR);
+	mutex_unlock(&l2arc_pools_mutex);
+	l2arc_kstat_show(m, pool->kstat.kid, pool->kstat.crtime, vals);
+	kfree(vals);
+	return 0;
+}
+
+/**
+ * l2arc_stats_origin_line() - a pool member's line of the pool's origins
+ *	file and of its "origins" message
+ * @lc: the member
+ * @buf: where the line goes, with its newline
+ * @len: bytes of room at @buf (a shorter line is cut, as DMEMIT cuts)
+ *
+ * The fields, blank-separated: id, dmsetup name ("-" while it has none),
+ * arc_size (bytes of its data in the pool's ARC), hits, iohits, misses
+ * (its arcstats rows), arc_min (its floor, bytes), l2_size, l2_hits,
+ * l2_misses, l2_write_bytes (its L2ARC's rows), its kernel name (dm-N).
+ *
+ * Context: process context, may sleep; l2arc_pools_mutex held.
+ * Return: the characters written, not counting the terminating NUL.
+ */
+unsigned int l2arc_stats_origin_line(struct l2arc_c *lc, char *buf,
+				     unsigned int len)
+{
+	unsigned int shift = lc->block_shift + SECTOR_SHIFT;
+	char name[DM_NAME_LEN];
+	u64 arc_blocks, l2_blocks;
+
+	lockdep_assert_held(&l2arc_pools_mutex);
+	l2arc_lock(lc);
+	arc_blocks = lc->arc_blocks;
+	l2_blocks = lc->l2.blocks;
+	l2arc_unlock(lc);
+	if (dm_copy_name_and_uuid(dm_table_get_md(lc->ti->table), name, NULL))
+		strscpy(name, "-", sizeof(name));
+	return scnprintf(buf, len,
+			 "%u %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %s\n",
+			 l2arc_origin_id(lc), name, arc_blocks << shift,
+			 l2arc_stat_read(lc, L2ARC_STAT_HITS),
+			 l2arc_stat_read(lc, L2ARC_STAT_IOHITS),
+			 l2arc_stat_read(lc, L2ARC_STAT_MISSES),
+			 lc->c_min << shift, l2_blocks << shift,
+			 l2arc_stat_read(lc, L2ARC_STAT_L2_HITS),
+			 l2arc_stat_read(lc, L2ARC_STAT_L2_MISSES),
+			 l2arc_stat_read(lc, L2ARC_STAT_L2_WRITE_BYTES),
+			 lc->name);
+}
+
+/* /proc/dm-l2arc/dm-N/origins of a pool: a header, then each member. */
+static int l2arc_pool_origins_show(struct seq_file *m, void *v)
+{
+	struct l2arc_pool *pool = m->private;
+	char *line = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	struct l2arc_c *lc;
+
+	if (!line)
+		return -ENOMEM;
+	seq_puts(m, "id name arc_size hits iohits misses arc_min l2_size l2_hits l2_misses l2_write_bytes device\n");
+	mutex_lock(&l2arc_pools_mutex);
+	list_for_each_entry(lc, &pool->members, pool_node) {
+		l2arc_stats_origin_line(lc, line, PAGE_SIZE);
+		seq_puts(m, line);
+	}
+	mutex_unlock(&l2arc_pools_mutex);
+	kfree(line);
+	return 0;
+}
+
+static int l2arc_sum_arcstats_show(struct seq_file *m, void *v)
+{
+	struct l2arc_pool *pool;
+	struct l2arc_c *lc;
+	u64 *vals, *sum;
+
+	/* 3 x 110 rows: off the stack (over 2 KiB with KASAN's redzones) */
+	vals = kcalloc(3 * R_NR, sizeof(*vals), GFP_KERNEL);
+	if (!vals)
+		return -ENOMEM;
+	sum = vals + 2 * R_NR;
 	mutex_lock(&l2arc_stats_mutex);
 	list_for_each_entry(lc, &l2arc_devices, kstat.node) {
+		if (lc->pool)
+			continue;	/* in its pool's rows */
 		l2arc_stats_snapshot(lc, vals);
-		for (i = 0; i < R_NR; i++)
-			sum[i] += vals[i];
-		/* maxima, not sums */
-		l2arc_sum_max(sum, vals, R_LOCK_HOLD_MAX_US);
-		l2arc_sum_max(sum, vals, R_L2_READ_LATENCY_US);
-		l2arc_sum_max(sum, vals, R_ORIGIN_READ_LATENCY_US);
+		l2arc_sum_add(sum, vals);
+	}
+	list_for_each_entry(pool, &l2arc_pool_kstats, kstat.node) {
+		mutex_lock(&l2arc_pools_mutex);
+		l2arc_stats_pool_snapshot(pool, vals, vals + R_NR);
+		mutex_unlock(&l2arc_pools_mutex);
+		l2arc_sum_add(sum, vals);
 	}
 	mutex_unlock(&l2arc_stats_mutex);
 	l2arc_kstat_show(m, 0, l2arc_sum_crtime, sum);
 	kfree(vals);
 	return 0;
+}
+
+/*
+ * Create /proc/dm-l2arc/@name with "arcstats" (@arcstats_show) and @second
+ * (@second_show), both reading @data, and put @ks on @list; nothing when
+ * @ks has its entry already.  Failures are logged and leave no entry.
+ */
+static void l2arc_kstat_add(struct l2arc_kstat *ks, struct list_head *list,
+			    const char *name,
+			    int (*arcstats_show)(struct seq_file *, void *),
+			    const char *second,
+			    int (*second_show)(struct seq_file *, void *),
+			    void *data)
+{
+	struct proc_dir_entry *dir;
+
+	mutex_lock(&l2arc_stats_mutex);
+	if (ks->proc)
+		goto out;
+	dir = proc_mkdir(name, l2arc_proc_root);
+	if (!dir) {
+		DMERR("%s: cannot create /proc/dm-l2arc/%s", name, name);
+		goto out;
+	}
+	if (!proc_create_single_data("arcstats", 0444, dir, arcstats_show,
+				     data) ||
+	    !proc_create_single_data(second, 0444, dir, second_show, data)) {
+		DMERR("%s: cannot create arcstats or %s", name, second);
+		proc_remove(dir);
+		goto out;
+	}
+	ks->proc = dir;
+	ks->kid = ++l2arc_next_kid;
+	list_add_tail(&ks->node, list);
+out:
+	mutex_unlock(&l2arc_stats_mutex);
+}
+
+/* Remove @ks's entry, if any, waiting for its readers. */
+static void l2arc_kstat_del(struct l2arc_kstat *ks)
+{
+	mutex_lock(&l2arc_stats_mutex);
+	if (ks->proc) {
+		proc_remove(ks->proc);
+		ks->proc = NULL;
+		list_del_init(&ks->node);
+	}
+	mutex_unlock(&l2arc_stats_mutex);
 }
 
 /**
@@ -475,30 +677,9 @@ static int l2arc_sum_arcstats_show(struct seq_file *m, void *v)
  */
 void l2arc_stats_register(struct l2arc_c *lc)
 {
-	struct proc_dir_entry *dir;
-
-	mutex_lock(&l2arc_stats_mutex);
-	if (lc->kstat.proc)
-		goto out;
-	dir = proc_mkdir(lc->name, l2arc_proc_root);
-	if (!dir) {
-		DMERR("%s: cannot create /proc/dm-l2arc/%s", lc->name,
-		      lc->name);
-		goto out;
-	}
-	if (!proc_create_single_data("arcstats", 0444, dir,
-				     l2arc_dev_arcstats_show, lc) ||
-	    !proc_create_single_data("whatif", 0444, dir,
-				     l2arc_dev_whatif_show, lc)) {
-		DMERR("%s: cannot create arcstats or whatif", lc->name);
-		proc_remove(dir);
-		goto out;
-	}
-	lc->kstat.proc = dir;
-	lc->kstat.kid = ++l2arc_next_kid;
-	list_add_tail(&lc->kstat.node, &l2arc_devices);
-out:
-	mutex_unlock(&l2arc_stats_mutex);
+	l2arc_kstat_add(&lc->kstat, &l2arc_devices, lc->name,
+			l2arc_dev_arcstats_show, "whatif",
+			l2arc_dev_whatif_show, lc);
 }
 
 /**
@@ -511,13 +692,37 @@ out:
  */
 void l2arc_stats_unregister(struct l2arc_c *lc)
 {
-	mutex_lock(&l2arc_stats_mutex);
-	if (lc->kstat.proc) {
-		proc_remove(lc->kstat.proc);
-		lc->kstat.proc = NULL;
-		list_del_init(&lc->kstat.node);
-	}
-	mutex_unlock(&l2arc_stats_mutex);
+	l2arc_kstat_del(&lc->kstat);
+}
+
+/**
+ * l2arc_stats_pool_register() - give a pool its /proc entry
+ * @pool: the pool; its @name is its mapped device's kernel name
+ *
+ * /proc/dm-l2arc/<name>/arcstats (the pool's rows) and origins (its
+ * members).  Idempotent; failures are logged and leave the pool without
+ * an entry.
+ *
+ * Context: process context, may sleep; not under l2arc_pools_mutex.
+ */
+void l2arc_stats_pool_register(struct l2arc_pool *pool)
+{
+	l2arc_kstat_add(&pool->kstat, &l2arc_pool_kstats, pool->name,
+			l2arc_pool_arcstats_show, "origins",
+			l2arc_pool_origins_show, pool);
+}
+
+/**
+ * l2arc_stats_pool_unregister() - remove a pool's /proc entry, if any
+ * @pool: the pool, about to be freed
+ *
+ * Waits for readers of the entry to finish.
+ *
+ * Context: process context, may sleep; not under l2arc_pools_mutex.
+ */
+void l2arc_stats_pool_unregister(struct l2arc_pool *pool)
+{
+	l2arc_kstat_del(&pool->kstat);
 }
 
 /**

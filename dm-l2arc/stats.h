@@ -13,11 +13,13 @@
 #include <linux/types.h>
 
 struct l2arc_c;
+struct l2arc_pool;
 struct proc_dir_entry;
 
 /**
  * struct l2arc_kstat - a device's arcstats file, in the manner of a kstat
- * @proc: this device's /proc/dm-l2arc/<name> directory, while resumed
+ * @proc: this device's /proc/dm-l2arc/<name> directory, while resumed (a
+ *	pool's: while the pool exists)
  * @crtime: creation time, ns (ktime_get_ns), for arcstats
  * @node: link in the list of all devices (stats.c)
  * @kid: kstat id in the arcstats header, given at registration
@@ -42,5 +44,9 @@ void l2arc_stats_exit(void);
 void l2arc_stats_register(struct l2arc_c *lc);
 void l2arc_stats_unregister(struct l2arc_c *lc);
 void l2arc_stats_snapshot(struct l2arc_c *lc, u64 *vals);
+void l2arc_stats_pool_register(struct l2arc_pool *pool);
+void l2arc_stats_pool_unregister(struct l2arc_pool *pool);
+unsigned int l2arc_stats_origin_line(struct l2arc_c *lc, char *buf,
+				     unsigned int len);
 
 #endif /* DM_L2ARC_STATS_H */

@@ -223,10 +223,33 @@ class Tree:
         root = os.path.join(self.proc, 'dm-l2arc')
         return sorted(e for e in os.listdir(root) if e.startswith('dm-'))
 
+    def members(self):
+        """Kernel names of the pools' members (their origins files)."""
+        out = set()
+        for k in self.devs():
+            path = os.path.join(self.proc, 'dm-l2arc', k, 'origins')
+            if os.path.exists(path):
+                with open(path) as fh:
+                    out |= {line.split()[-1] for line in fh.read().split('\n')[1:] if line}
+        return out
+
+    def origins(self, minor, members, snaptime=10 * SEC):
+        """Make dm-<minor> a pool whose members are the minors @members."""
+        lines = ['id name arc_size hits iohits misses arc_min l2_size l2_hits '
+                 'l2_misses l2_write_bytes device']
+        for i, m in enumerate(members, 1):
+            lines.append('%d vol%d 0 0 0 0 0 0 0 0 0 dm-%d' % (i, m, m))
+        self.write(os.path.join(self.proc, 'dm-l2arc', 'dm-%d' % minor, 'origins'),
+                   '\n'.join(lines) + '\n')
+        self.write_sum(snaptime)
+
     def write_sum(self, snaptime=10 * SEC):
         total = {}
         crtime = 1 * SEC
+        members = self.members()        # the kernel sums pools, not members
         for k in self.devs():
+            if k in members:
+                continue
             with open(os.path.join(self.proc, 'dm-l2arc', k, 'arcstats')) as fh:
                 for line in fh.read().split('\n')[2:-1]:
                     n, _, v = line.split()
@@ -555,6 +578,23 @@ class TestRows(Base):
         self.assertEqual(o['hit%'], 100.0 * 310 / 510)
         self.assertEqual(o['gauges']['size'], 4 << 20)
 
+    def test_summed_pool_churn(self):
+        # a pool (dm-10) whose member dm-11 leaves and dm-12 comes: the
+        # pool's rows keep what dm-11 counted; members are not summed again
+        self.t.add(11, 'vol11', {'hits': 100})
+        self.t.add(10, 'pool0', {'hits': 100, 'size': 1 << 20})
+        self.t.origins(10, [11])
+
+        def between(n):
+            self.t.remove(11, snaptime=12 * SEC)
+            self.t.add(12, 'vol12', {'hits': 20}, crtime=11 * SEC, snaptime=12 * SEC)
+            self.t.add(10, 'pool0', {'hits': 120, 'size': 1 << 20}, snaptime=12 * SEC)
+            self.t.origins(10, [12], snaptime=12 * SEC)
+            self.t.add(3, 'cache0', V2, snaptime=12 * SEC)
+        o = json.loads(self.ok('-o', 'json', '2', '1', between=between))
+        self.assertEqual(o['counters']['hits'], 300 + 20)
+        self.assertEqual(o['gauges']['size'], (4 << 20) + (1 << 20))
+
     def test_summed_plain(self):
         self.t.add(4, 'cache1', {'hits': 50, 'misses': 50}, snaptime=10 * SEC)
 
@@ -608,6 +648,29 @@ class TestPrometheus(Base):
                          float(5 << 30))
         # one TYPE per family: grep count
         self.assertEqual(out.count('# TYPE dm_l2arc_hits '), 1)
+
+    def test_pool_label(self):
+        self.t.load()
+        self.t.add(3, 'cache0', V1)
+        self.t.add(5, 'vol5', {'hits': 7})
+        self.t.add(4, 'pool0', {'hits': 7})
+        self.t.origins(4, [5])
+        fams = parse_prometheus(self.ok('-o', 'prometheus'))
+        self.assertEqual(fams['dm_l2arc_hits']['samples'], {
+            (('device', 'cache0'),): 1000.0, (('device', 'pool0'),): 7.0,
+            (('device', 'vol5'), ('pool', 'pool0')): 7.0})
+        fams = parse_prometheus(self.ok('-o', 'prometheus', '-d', 'vol5'))
+        self.assertEqual(fams['dm_l2arc_hits']['samples'],
+                         {(('device', 'vol5'), ('pool', 'pool0')): 7.0})
+
+    def test_malformed_origins(self):
+        self.t.load()
+        self.t.add(4, 'pool0', {'hits': 7})
+        self.t.write(os.path.join(self.t.proc, 'dm-l2arc', 'dm-4', 'origins'),
+                     'id name\n1 vol5 dm-5\n')
+        rc, out, err = self.run_tool('-o', 'prometheus')
+        self.assertEqual((rc, out), (1, ''))
+        self.assertIn('origins: malformed', err)
 
     def test_one_device(self):
         self.t.load()

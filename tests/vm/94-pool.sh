@@ -21,6 +21,9 @@
 #     half the pool (2048), and its hits equal those of a device of its
 #     own with the whole 16 MiB; a device of its own with half (8 MiB)
 #     gets fewer.
+#     The pool's own arcstats (/proc/dm-l2arc/<pool>/arcstats) sum its
+#     members' counters and give its ARC's sizes once, and so does the
+#     summed file; its origins file has a line per member, the message's.
 #  3. Removing a member drops its blocks from the pool's ARC (the pool's
 #     resident count falls by exactly its blocks) and frees its id; the
 #     member made again gets that id and reads cold (no old header
@@ -187,6 +190,35 @@ assert_eq "pool resident" "$((ref_hot_blocks + ref_idle_blocks))/4096" \
 	"$(dmsetup status pq | awk '{ print $5 }')"
 echo "pool: hot $hot_hits hits of $((3 * 3584)) reads, $hot_bytes bytes; idle $idle_bytes bytes"
 
+# the pool's arcstats: its members' counts, its ARC once; the sum agrees
+pool_proc=$(proc_of pq)
+idle_misses=$(arcstats_row "$(proc_of qb)" misses)
+assert_eq "idle member's misses" 1024 "$idle_misses"
+assert_eq "pool hits" $((hot_hits + idle_hits)) "$(arcstats_row "$pool_proc" hits)"
+assert_eq "pool misses" $((hot_misses + idle_misses)) "$(arcstats_row "$pool_proc" misses)"
+assert_eq "pool data_size" $(((ref_hot_blocks + ref_idle_blocks) * 4096)) \
+	"$(arcstats_row "$pool_proc" data_size)"
+assert_eq "pool c_max" 16777216 "$(arcstats_row "$pool_proc" c_max)"
+assert_eq "pool c" 16777216 "$(arcstats_row "$pool_proc" c)"
+for row in hits misses data_size size c c_max mru_size mfu_size mru_ghost_size; do
+	assert_eq "summed $row: the pool's, once" "$(arcstats_row "$pool_proc" $row)" \
+		"$(arcstats_row /proc/dm-l2arc/arcstats $row)"
+done
+assert_eq "a member's data_size is the pool's" "$(arcstats_row "$pool_proc" data_size)" \
+	"$(arcstats_row "$(proc_of qa)" data_size)"
+origins=/proc/dm-l2arc/$(dm_kname pq)/origins
+assert_eq "origins header" \
+	"id name arc_size hits iohits misses arc_min l2_size l2_hits l2_misses l2_write_bytes device" \
+	"$(head -1 "$origins")"
+assert_eq "origins file: the message's lines" "$(dmsetup message pq 0 origins)" \
+	"$(tail -n +2 "$origins")"
+read -r _ name bytes hits iohits misses floor l2size l2hits l2misses l2written dev < <(
+	awk '$2 == "qa"' "$origins")
+assert_eq "origins: qa's line" \
+	"qa $hot_bytes $hot_hits 0 $hot_misses 0 0 0 0 0 $(dm_kname qa)" \
+	"$name $bytes $hits $iohits $misses $floor $l2size $l2hits $l2misses $l2written $dev"
+echo "pool arcstats: hits $((hot_hits + idle_hits)), data_size $(arcstats_row "$pool_proc" data_size), summed file agrees; origins file ok"
+
 # ---- 3. remove a member, make it again
 ids_before=$(dmsetup message pq 0 origins | awk '{ print $1 "=" $2 }' | sort | tr '\n' ' ')
 resident=$(dmsetup status pq | awk '{ split($5, a, "/"); print a[1] }')
@@ -194,12 +226,18 @@ dm_remove qb
 assert_eq "resident after the idle member left" $((resident - ref_idle_blocks)) \
 	"$(dmsetup status pq | awk '{ split($5, a, "/"); print a[1] }')"
 assert_eq "members after remove" 1 "$(dmsetup status pq | awk '{ print $NF }')"
+assert_eq "pool hits keep those of a member that left" \
+	$((hot_hits + idle_hits)) "$(arcstats_row "$pool_proc" hits)"
+assert_eq "pool misses keep those of a member that left" \
+	$((hot_misses + idle_misses)) "$(arcstats_row "$pool_proc" misses)"
 dm_create qb "0 $sz l2arc /dev/ram1 /dev/mapper/pq 8 2 prefetch_disable 1"
 assert_eq "ids after the member came back" "$ids_before" \
 	"$(dmsetup message pq 0 origins | awk '{ print $1 "=" $2 }' | sort | tr '\n' ' ')"
 pyread /dev/mapper/qb 0-1023
 assert_eq "re-made member: misses" 1024 "$(arcstats_row "$(proc_of qb)" misses)"
 assert_eq "re-made member: hits" 0 "$(arcstats_row "$(proc_of qb)" hits)"
+assert_eq "pool misses with the re-made member's" \
+	$((hot_misses + idle_misses + 1024)) "$(arcstats_row "$pool_proc" misses)"
 assert_eq "re-made member: ghost hits" 0 \
 	"$(($(arcstats_row "$(proc_of qb)" mru_ghost_hits) + $(arcstats_row "$(proc_of qb)" mfu_ghost_hits)))"
 # p is 0 (no ghost hit so far): the re-made member's misses evict T1's
@@ -212,6 +250,7 @@ echo "remove and re-make: id kept ($ids_before), cold again, hot member at $hot_
 dm_remove qa
 dm_remove qb
 dm_remove pq
+[ -e "$pool_proc" ] && die "the pool's arcstats outlived the pool"
 
 # ---- 4. a floor: the idle member's arc_min
 dm_create pf "0 8 l2arc-pool - 8 2 arc_max 16777216"
