@@ -18,20 +18,6 @@ dm_create l2t_small "0 120 linear /dev/ram2 0"
 before=$(dmsetup ls | sort)
 n=0
 
-# expect_error MESSAGE TABLE: creating TABLE fails with MESSAGE in ti->error
-expect_error() {
-	local exp=$1 table=$2 got
-	if dmsetup create l2t_bad --table "$table" >/dev/null 2>&1; then
-		dmsetup remove l2t_bad
-		die "accepted: '$table'"
-	fi
-	got=$(dmesg | grep 'device-mapper: table: ' | tail -1 |
-		sed -n 's/.*: l2arc: \(.*\) (-E[A-Z]*)$/\1/p')
-	[ "$got" = "$exp" ] || die "'$table': expected '$exp', got '$got'"
-	[ "$(dmsetup ls | sort)" = "$before" ] || die "'$table' changed the device list"
-	n=$((n + 1))
-}
-
 L="0 $osz l2arc"
 expect_error "Not enough arguments: need <origin> <cache|-> <block_size>" "$L"
 expect_error "Not enough arguments: need <origin> <cache|-> <block_size>" "$L $O $C"
@@ -79,8 +65,7 @@ for t in "$L /dev/mapper/l2t_good $C 8" "$L $self - 8" "$L $O /dev/mapper/l2t_go
 		dmsetup clear l2t_good
 		die "a reload of l2t_good over itself was accepted: '$t'"
 	fi
-	got=$(dmesg | grep 'device-mapper: table: ' | tail -1 |
-		sed -n 's/.*: l2arc: \(.*\) (-E[A-Z]*)$/\1/p')
+	got=$(ctr_error)
 	case $L2ARC_KVER in
 	6.1.*) assert_eq "'$t'" "$exp" "$got" ;;
 	*) [[ $got == "$exp" || $got == "$what device lookup failed" ]] ||

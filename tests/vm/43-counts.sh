@@ -37,25 +37,6 @@ pf() {	# the device's arcstats file (minor cached until the device goes)
 forget() { unset "minors[$1]"; }
 remember() { minors[$1]=$(minor_of "$1"); }
 st() { arcstats_row "$(pf "$1")" "$2"; }	# st DEV ROW
-pyread() {	# pyread DEV SPEC...: B, B*N (B N times) or A-B; 4 KiB O_DIRECT
-	python3 - "$@" <<-'EOF'
-	import mmap, os, sys
-	fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
-	buf = mmap.mmap(-1, 4096)
-	for spec in sys.argv[2:]:
-	    if '*' in spec:
-	        b, n = map(int, spec.split('*'))
-	        blocks = [b] * n
-	    elif '-' in spec:
-	        a, b = map(int, spec.split('-'))
-	        blocks = range(a, b + 1)
-	    else:
-	        blocks = [int(spec)]
-	    for b in blocks:
-	        if os.preadv(fd, [buf], b * 4096) != 4096:
-	            sys.exit("short read")
-	EOF
-}
 expect() {	# expect DEV ROW=VAL...
 	local dev=$1 kv
 	shift

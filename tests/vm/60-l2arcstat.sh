@@ -44,18 +44,6 @@ m0=$(dmsetup info -c --noheadings -o minor c0 | tr -d ' ')
 m1=$(dmsetup info -c --noheadings -o minor c1 | tr -d ' ')
 proc0=/proc/dm-l2arc/dm-$m0/arcstats
 
-pyread() {	# pyread DEV A-B...: 4 KiB O_DIRECT reads of blocks A..B
-	python3 - "$@" <<-'EOF'
-	import mmap, os, sys
-	fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
-	buf = mmap.mmap(-1, 4096)
-	for spec in sys.argv[2:]:
-	    a, b = map(int, spec.split('-'))
-	    for blk in range(a, b + 1):
-	        if os.preadv(fd, [buf], blk * 4096) != 4096:
-	            sys.exit("short read")
-	EOF
-}
 pyread /dev/mapper/c0 0-49
 pyread /dev/mapper/c1 0-9 0-4
 

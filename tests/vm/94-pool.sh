@@ -40,18 +40,6 @@ mk_brd 3 32
 sz=$(sectors /dev/ram0)
 before=$(dmsetup ls | sort)
 
-# expect_error MESSAGE TABLE: creating TABLE fails with MESSAGE in ti->error
-expect_error() {
-	local exp=$1 table=$2 got
-	if dmsetup create pl_bad --table "$table" >/dev/null 2>&1; then
-		dmsetup remove pl_bad
-		die "accepted: '$table'"
-	fi
-	got=$(dmesg | grep 'device-mapper: table: ' | tail -1 |
-		sed -n 's/.*: l2arc[a-z-]*: \(.*\) (-E[A-Z]*)$/\1/p')
-	[ "$got" = "$exp" ] || die "'$table': expected '$exp', got '$got'"
-	[ "$(dmsetup ls | sort)" = "$before" ] || die "'$table' changed the device list"
-}
 # dcmp A B [MiB]: A and B read alike (the first MiB only when given), by
 # O_DIRECT reads: a buffered read of an origin would see its page cache,
 # which writes through a member do not update
@@ -62,18 +50,6 @@ dcmp() {
 # origin_line POOL NAME: the "origins" reply's line of member NAME
 origin_line() {
 	dmsetup message "$1" 0 origins | awk -v n="$2" '$2 == n'
-}
-pyread() {	# pyread DEV SPEC...: A-B (blocks A..B), 4 KiB O_DIRECT reads
-	python3 - "$@" <<-'EOF'
-	import mmap, os, sys
-	fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
-	buf = mmap.mmap(-1, 4096)
-	for spec in sys.argv[2:]:
-	    a, b = map(int, spec.split('-'))
-	    for blk in range(a, b + 1):
-	        if os.preadv(fd, [buf], blk * 4096) != 4096:
-	            sys.exit("short read")
-	EOF
 }
 
 # ---- 0. tables
@@ -114,9 +90,7 @@ fi
 if dmsetup reload pl --table "0 8 l2arc-pool - 16" 2>/dev/null; then
 	die "a reload changed the block size under members"
 fi
-got=$(dmesg | grep 'device-mapper: table: ' | tail -1 |
-	sed -n 's/.*: l2arc-pool: \(.*\) (-E[A-Z]*)$/\1/p')
-assert_eq "reload error" "Block size differs from the pool's members'" "$got"
+assert_eq "reload error" "Block size differs from the pool's members'" "$(ctr_error)"
 dmsetup reload pl --table "0 8 l2arc-pool - 8 2 arc_max 8388608"
 dmsetup resume pl
 assert_eq "pool c_max after reload" "8 0/2048 0 2048" \

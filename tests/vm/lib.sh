@@ -277,6 +277,50 @@ proc_of() {
 	echo "/proc/dm-l2arc/$(dm_kname "$1")/arcstats"
 }
 
+# ctr_error: the ti->error of the last table the kernel refused (an l2arc
+# or l2arc-pool target), from its log
+ctr_error() {
+	dmesg | grep 'device-mapper: table: ' | tail -1 |
+		sed -n 's/.*: l2arc[a-z-]*: \(.*\) (-E[A-Z]*)$/\1/p'
+}
+
+# expect_error MESSAGE TABLE: creating TABLE fails with MESSAGE as its
+# ti->error and leaves the device list as $before (set it first, to
+# "$(dmsetup ls | sort)"); counts in n
+expect_error() {
+	local exp=$1 table=$2 got
+	if dmsetup create l2_bad --table "$table" >/dev/null 2>&1; then
+		dmsetup remove l2_bad
+		die "accepted: '$table'"
+	fi
+	got=$(ctr_error)
+	[ "$got" = "$exp" ] || die "'$table': expected '$exp', got '$got'"
+	[ "$(dmsetup ls | sort)" = "$before" ] || die "'$table' changed the device list"
+	n=$((${n:-0} + 1))
+}
+
+# pyread DEV SPEC...: 4 KiB O_DIRECT reads of the blocks of each SPEC, in
+# order: B, B*N (B N times) or A-B (A to B)
+pyread() {
+	python3 - "$@" <<-'EOF'
+	import mmap, os, sys
+	fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
+	buf = mmap.mmap(-1, 4096)
+	for spec in sys.argv[2:]:
+	    if '*' in spec:
+	        b, n = map(int, spec.split('*'))
+	        blocks = [b] * n
+	    elif '-' in spec:
+	        a, b = map(int, spec.split('-'))
+	        blocks = range(a, b + 1)
+	    else:
+	        blocks = [int(spec)]
+	    for b in blocks:
+	        if os.preadv(fd, [buf], b * 4096) != 4096:
+	            sys.exit("short read")
+	EOF
+}
+
 # mk_nullb NAME ATTR=VALUE...: a null_blk disk configured through configfs
 # (size in MiB, memory_backed, irqmode, completion_nsec, ...), removed at
 # exit; sets NULLB_DEV to its /dev node.  Loads null_blk with no devices
