@@ -76,7 +76,7 @@ class L2arcsetupCheckTest(unittest.TestCase):
         self.assertEqual(r.stdout, '')
         want = [
             "3: bad1: block size '4000': a power of two from 8 to 2048 sectors (or 4k to 1M)",
-            "4: bad2: origin 'sdc' is not an absolute path",
+            "4: bad2: origin 'sdc' is not an absolute path or pool",
             "5: good0: name used by an earlier line",
             "6: bad3: the cache device is the origin",
             "7: bad4: option 'arc_max=1X': bytes below 2^63, a decimal number with an optional k, M, G or T",
@@ -131,6 +131,50 @@ class L2arcsetupCheckTest(unittest.TestCase):
         ]
         self.assertEqual(r.stderr.splitlines(),
                          ['%s:%s' % (path, w) for w in want])
+
+    def test_pools(self):
+        # a pool, its members (declared after it), and what each refuses
+        path = self.tab('\n'.join([
+            'nvpool pool - 8 arc_max=2G',
+            'vol1 /dev/sdb pool:nvpool 8 arc_min=256M,prefetch_disable=1',
+            'vol2 /dev/sdc pool:nvpool 4k',
+            'badp1 pool /dev/nvme0n1 8',
+            'badp2 pool - 8 arc_min=1G',
+            'badm1 /dev/sdd pool:nopool 8',
+            'badm2 /dev/sde pool:nvpool 8 arc_max=1G',
+            'badm3 /dev/sdf pool:nvpool 8 whatif=1',
+            'badm4 /dev/sdg pool:vol1 8',
+            'early /dev/sdh pool:later 8',
+            'later pool - 8',
+            'badm5 /dev/sdb pool:nvpool 8',
+            'badc /dev/sdi nvme 8',
+            'badm6 /dev/sdj pool:badm6 8',
+            'ok3 /dev/sdk pool:later 8 whatif=0',
+            '']))
+        r = setup('-t', path, 'check')
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stdout, '')
+        want = [
+            "4: badp1: a pool's cache device is not supported yet: give -",
+            "5: badp2: option 'arc_min': a pool takes arc_max only",
+            "6: badm1: pool 'nopool' is not declared by an earlier valid line",
+            "7: badm2: option 'arc_max=1G': a pool member's ARC is its pool's (no arc_max, no what-if)",
+            "8: badm3: option 'whatif=1': a pool member's ARC is its pool's (no arc_max, no what-if)",
+            "9: badm4: pool 'vol1' is not declared by an earlier valid line",
+            "10: early: pool 'later' is not declared by an earlier valid line",
+            "12: badm5: /dev/sdb is used by line 2 too",
+            "13: badc: cache device 'nvme' is not an absolute path, pool:<name> or -",
+            "14: badm6: pool 'badm6' is not a pool's name",
+        ]
+        self.assertEqual(r.stderr.splitlines(), ['%s:%s' % (path, w) for w in want])
+        # the pool's line names no origin: the filter has the members' only
+        r = subprocess.run([SETUP, '-t', path, 'lvm-filter'], capture_output=True,
+                           text=True, timeout=60)
+        self.assertIn('\tglobal_filter = [ "r|^/dev/sdb$|", "r|^/dev/sdc$|", '
+                      '"r|^/dev/sdk$|" ]', r.stdout.splitlines())
+        self.assertEqual(setup('-t', path, 'is-origin', '/dev/sdc').returncode, 0)
+        self.assertEqual(setup('-t', path, 'is-origin', '/dev/pool').returncode, 1)
+        self.assertEqual(setup('-t', path, 'is-origin', 'pool').returncode, 1)
 
     def test_empty_name_is_a_usage_error(self):
         path = self.tab('a /dev/x - 8\n')

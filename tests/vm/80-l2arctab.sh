@@ -22,6 +22,10 @@
 #  - status: one line per valid line, exact for the two inactive ones;
 #  - l2arcstat -d NAME with the names of l2arctab: the device's counters;
 #  - stop: both removed, last line first; stop again: nothing to do.
+#  - a pool and two members (a second file): start makes the pool first
+#    and its members name it by major:minor, with their options; stop
+#    NAME of the pool refuses while members hold it; status has the
+#    pool's line; stop removes the members, then the pool.
 . "$(dirname "$0")/lib.sh"
 
 load_module
@@ -130,4 +134,34 @@ tabc: stopped" "$(cat stop.out)"
 assert_eq "devices after stop" "" "$(devs)"
 "$setup" -t "$tab" stop >stop2.out 2>/dev/null || true
 assert_eq "stop again" "" "$(cat stop2.out)"
-echo "l2arctab ok"
+
+# ---- a pool and its members
+ptab=$PWD/l2arctab-pool
+cat >"$ptab" <<-EOF
+	tpool  pool  -  8  arc_max=8M
+	tpa    /dev/ram2  pool:tpool  8  arc_min=1M,prefetch_disable=1
+	tpb    /dev/ram3  pool:tpool  4k
+EOF
+"$setup" -t "$ptab" check || die "check of the pool file failed"
+"$setup" -t "$ptab" start >pstart.out || die "start of the pool file failed"
+pdev=$(dmsetup info -c --noheadings -o major,minor --separator : tpool | tr -d ' ')
+assert_eq "pool start" "tpool: started (0 8 l2arc-pool - 8 2 arc_max 8388608)
+tpa: started (0 32768 l2arc /dev/ram2 $pdev 8 4 arc_min 1048576 prefetch_disable 1)
+tpb: started (0 32768 l2arc /dev/ram3 $pdev 8)" "$(cat pstart.out)"
+assert_eq "member's table" "$pdev 8" "$(dmsetup table tpb | cut -d' ' -f5-)"
+cmp -n 1048576 /dev/mapper/tpa /dev/ram2 || die "tpa differs from its origin"
+if "$setup" -t "$ptab" stop tpool >pstop1.out 2>pstop1.err; then
+	die "stop tpool succeeded under its members"
+fi
+grep -q "^l2arcsetup: tpool: dmsetup remove failed" pstop1.err ||
+	die "stop tpool: $(cat pstop1.err)"
+"$setup" -t "$ptab" status >pstatus.out || die "status of the pool file failed"
+grep -Eq '^tpool +active +arc [0-9.]+[BKM]/8\.0M pool members 2$' pstatus.out ||
+	die "status of tpool: $(grep ^tpool pstatus.out)"
+"$setup" -t "$ptab" stop >pstop.out 2>/dev/null || die "stop of the pool file failed"
+assert_eq "pool stop" "tpb: stopped
+tpa: stopped
+tpool: stopped" "$(cat pstop.out)"
+assert_eq "devices after the pool's stop" "" \
+	"$(dmsetup ls | awk '$1 ~ /^tp(ool|a|b)$/ { print $1 }')"
+echo "l2arctab ok (and a pool of two)"
