@@ -295,6 +295,13 @@ static inline u64 arc_b2(const struct arc *arc)
 }
 
 /* Put @hdr, on no list, at the MRU end of the list of @state. */
+/* The owner of @hdr's key (arc_owners_init()). */
+static inline struct arc_owner *arc_owner_of(const struct arc *arc,
+					     const struct arc_hdr *hdr)
+{
+	return &arc->owners[from_oblock(hdr->oblock) >> arc->owner_shift];
+}
+
 static void arc_list_add(struct arc *arc, struct arc_hdr *hdr, u8 state)
 {
 	enum arc_list_id id = arc_state_list(state);
@@ -302,6 +309,8 @@ static void arc_list_add(struct arc *arc, struct arc_hdr *hdr, u8 state)
 	hdr->state = state;
 	list_add_tail(&hdr->list, &arc->lists[id]);
 	arc->size[id]++;
+	if (unlikely(arc->owners) && id <= ARC_T2)
+		arc_owner_of(arc, hdr)->resident[id]++;
 	if (state == ARC_L2ONLY && !(hdr->flags & ARC_F_L2))
 		arc->l2only_writing++;
 }
@@ -327,6 +336,8 @@ static void arc_list_del(struct arc *arc, struct arc_hdr *hdr)
 
 	list_del(&hdr->list);
 	arc->size[id]--;
+	if (unlikely(arc->owners) && id <= ARC_T2)
+		arc_owner_of(arc, hdr)->resident[id]--;
 	if (unlikely(hdr->pins) && !list_empty(&arc->cursors))
 		arc_cursors_note(arc, hdr);
 	if (hdr->state == ARC_L2ONLY && !(hdr->flags & ARC_F_L2))
@@ -423,21 +434,37 @@ static void arc_drop(struct arc *arc, struct arc_hdr *hdr)
 }
 
 /*
- * The header of resident list @id (T1 or T2) nearest its LRU end that
- * &arc_ops.evict_ok lets go, each one it keeps moved to the list's MRU
- * end (a second chance: each is looked at once per pass of its list);
- * NULL when it keeps them all.  The LRU header itself without the hook.
+ * May this eviction take @hdr?  With @owner (a ceiling's eviction), only
+ * a header of that owner; else what &arc_ops.evict_ok lets go.
  */
-static struct arc_hdr *arc_evictable_lru(struct arc *arc, enum arc_list_id id)
+static bool arc_may_evict(struct arc *arc, const struct arc_hdr *hdr,
+			  const struct arc_owner *owner)
+{
+	if (owner)
+		return arc_owner_of(arc, hdr) == owner;
+	return arc->ops->evict_ok(arc, hdr);
+}
+
+/*
+ * The header of resident list @id (T1 or T2) nearest its LRU end that
+ * arc_may_evict() lets go, each one it passes over moved to the list's MRU
+ * end (a second chance: each is looked at once per pass of its list);
+ * NULL when it passes over them all.  The LRU header itself with neither
+ * @owner nor the hook.
+ */
+static struct arc_hdr *arc_evictable_lru(struct arc *arc, enum arc_list_id id,
+					 const struct arc_owner *owner)
 {
 	u64 n = arc_list_size(arc, id);
 	struct arc_hdr *hdr;
 
-	if (!arc->ops->evict_ok)
+	if (!owner && !arc->ops->evict_ok)
 		return arc_list_lru(arc, id);
+	if (owner && !owner->resident[id])
+		return NULL;	/* none of its own here: no walk */
 	while (n--) {
 		hdr = arc_list_lru(arc, id);
-		if (arc->ops->evict_ok(arc, hdr))
+		if (arc_may_evict(arc, hdr, owner))
 			return hdr;
 		arc_list_del(arc, hdr);
 		arc_list_add(arc, hdr, hdr->state);
@@ -447,22 +474,24 @@ static struct arc_hdr *arc_evictable_lru(struct arc *arc, enum arc_list_id id)
 
 /*
  * The resident header to evict: from @id's LRU end on, else from the
- * other resident list's, else (every header kept) @id's LRU.  *@id is set
- * to the list it came from.
+ * other resident list's, else (every header kept) @id's LRU; with @owner,
+ * one of that owner's headers, or NULL if it has none.  *@id is set to
+ * the list it came from.
  */
-static struct arc_hdr *arc_victim(struct arc *arc, enum arc_list_id *id)
+static struct arc_hdr *arc_victim(struct arc *arc, enum arc_list_id *id,
+				  const struct arc_owner *owner)
 {
 	enum arc_list_id other = *id == ARC_T1 ? ARC_T2 : ARC_T1;
-	struct arc_hdr *hdr = arc_evictable_lru(arc, *id);
+	struct arc_hdr *hdr = arc_evictable_lru(arc, *id, owner);
 
-	if (hdr || !arc->ops->evict_ok)
+	if (hdr || (!owner && !arc->ops->evict_ok))
 		return hdr;
-	hdr = arc_evictable_lru(arc, other);
+	hdr = arc_evictable_lru(arc, other, owner);
 	if (hdr) {
 		*id = other;
 		return hdr;
 	}
-	return arc_list_lru(arc, *id);
+	return owner ? NULL : arc_list_lru(arc, *id);
 }
 
 /* Delete the LRU header of a list of the paper (case IV, shrinks). */
@@ -472,7 +501,7 @@ static void arc_drop_lru(struct arc *arc, enum arc_list_id id,
 	struct arc_hdr *hdr;
 
 	if (id == ARC_T1 || id == ARC_T2) {
-		hdr = arc_victim(arc, &id);
+		hdr = arc_victim(arc, &id, NULL);
 		if (id == ARC_T2) {	/* T1's kept: T2's goes, with a ghost */
 			arc_list_del(arc, hdr);
 			arc_evict_data(arc, hdr, why);
@@ -505,10 +534,13 @@ static void arc_drop_lru(struct arc *arc, enum arc_list_id id,
  * move the LRU of T1 to the MRU of B1, else the LRU of T2 to the MRU of B2.
  * @in_b2 is "x_t in B2".  Called only when |T1| + |T2| >= c >= 1, so one of
  * T1, T2 is non-empty: if the paper's choice is empty (possible only after
- * invalidations or a grown c), take the other.
+ * invalidations or a grown c), take the other.  With @owner, REPLACE for
+ * an owner at its ceiling: the same choice of list, of that owner's
+ * headers only (arc_ceiling()).
  */
-static void arc_replace(struct arc *arc, bool in_b2,
-			enum arc_evict_reason why)
+static bool arc_replace(struct arc *arc, bool in_b2,
+			enum arc_evict_reason why,
+			const struct arc_owner *owner)
 {
 	u64 t1 = arc_t1(arc) << ARC_P_SHIFT;
 	enum arc_list_id id;
@@ -520,15 +552,16 @@ static void arc_replace(struct arc *arc, bool in_b2,
 		id = ARC_T1;
 	else
 		id = ARC_T2;
-	hdr = arc_victim(arc, &id);
+	hdr = arc_victim(arc, &id, owner);
 	ghost = id == ARC_T1 ? ARC_MRU_GHOST : ARC_MFU_GHOST;
 	if (WARN_ON(!hdr))
-		return;
+		return false;
 	arc_list_del(arc, hdr);
 	arc_evict_data(arc, hdr, why);
 	arc_list_add(arc, hdr, ghost);
 	arc->evicted++;
 	WRITE_ONCE(arc->warm, true);
+	return true;
 }
 
 static inline bool arc_full(const struct arc *arc)
@@ -552,7 +585,7 @@ static void arc_make_room(struct arc *arc)
 		if (arc_t1(arc) < arc->c) {
 			arc_drop_lru(arc, ARC_B1, ARC_EVICT_ROOM);
 			if (arc_full(arc))
-				arc_replace(arc, false, ARC_EVICT_ROOM);
+				arc_replace(arc, false, ARC_EVICT_ROOM, NULL);
 		} else {
 			arc_drop_lru(arc, ARC_T1, ARC_EVICT_ROOM);
 		}
@@ -560,7 +593,7 @@ static void arc_make_room(struct arc *arc)
 		if (total >= 2 * arc->c)
 			arc_drop_lru(arc, ARC_B2, ARC_EVICT_ROOM);
 		if (arc_full(arc))
-			arc_replace(arc, false, ARC_EVICT_ROOM);
+			arc_replace(arc, false, ARC_EVICT_ROOM, NULL);
 	}
 }
 
@@ -589,9 +622,30 @@ static void arc_adapt_down(struct arc *arc)
 	arc->p = step >= arc->p ? 0 : arc->p - step;
 }
 
+/*
+ * @hdr, not resident, is to become resident: while its owner is at its
+ * ceiling (or above a lowered one), REPLACE one of the owner's own headers
+ * (@in_b2 as for REPLACE), whether or not T1 and T2 are full.  The paper's
+ * steps that follow then find room, or make it as they would; an owner's
+ * headers never pass its ceiling.
+ */
+static void arc_ceiling(struct arc *arc, const struct arc_hdr *hdr, bool in_b2)
+{
+	const struct arc_owner *owner;
+
+	if (likely(!arc->owners))
+		return;
+	owner = arc_owner_of(arc, hdr);
+	while (owner->max &&
+	       owner->resident[ARC_T1] + owner->resident[ARC_T2] >= owner->max)
+		if (!arc_replace(arc, in_b2, ARC_EVICT_ROOM, owner))
+			break;
+}
+
 /* Case IV for @hdr, in no list: make room, then put it at T1's MRU end. */
 static void arc_enter_t1(struct arc *arc, struct arc_hdr *hdr, bool prefetch)
 {
+	arc_ceiling(arc, hdr, false);
 	arc_make_room(arc);
 	if (prefetch)
 		hdr->flags |= ARC_F_PREFETCH;
@@ -719,8 +773,9 @@ static int arc_ghost_hit(struct arc *arc, struct arc_hdr *hdr, bool prefetch)
 		arc_adapt_down(arc);
 	else
 		arc_adapt_up(arc);
+	arc_ceiling(arc, hdr, in_b2);
 	if (arc_full(arc))
-		arc_replace(arc, in_b2, ARC_EVICT_ROOM);
+		arc_replace(arc, in_b2, ARC_EVICT_ROOM, NULL);
 	arc_list_del(arc, hdr);
 	arc_list_add(arc, hdr, ARC_MFU);
 	return result;
@@ -921,7 +976,7 @@ void arc_set_c(struct arc *arc, u64 c)
 	arc->c = clamp_t(u64, c, 1, ARC_C_MAX);
 	arc->p = min(arc->p, arc->c << ARC_P_SHIFT);
 	while (arc_t1(arc) + arc_t2(arc) > arc->c)
-		arc_replace(arc, false, ARC_EVICT_SHRINK);
+		arc_replace(arc, false, ARC_EVICT_SHRINK, NULL);
 	while (arc_t1(arc) + arc_b1(arc) > arc->c)
 		arc_drop_lru(arc, ARC_B1, ARC_EVICT_SHRINK);
 	while (arc_t1(arc) + arc_t2(arc) + arc_b1(arc) + arc_b2(arc) >
@@ -1171,6 +1226,9 @@ int arc_init(struct arc *arc, u64 c, const struct arc_ops *ops, void *private)
 	arc->l2only_writing = 0;
 	INIT_LIST_HEAD(&arc->cursors);
 	arc->warm = false;
+	arc->owners = NULL;
+	arc->owner_shift = 0;
+	arc->nr_owners = 0;
 	arc->unhashed = 0;
 	arc->ops = ops;
 	arc->private = private;
@@ -1214,4 +1272,64 @@ void arc_exit(struct arc *arc)
 		}
 	}
 	spin_unlock_bh(&arc->lock);
+	kvfree(arc->owners);
+	arc->owners = NULL;
+}
+
+/**
+ * arc_owners_init() - count resident headers per owner, and allow ceilings.
+ * @arc: the directory, from arc_init(), with no header yet.
+ * @shift: a key's owner id is the key shifted right by @shift bits, 1..63.
+ * @nr: owner ids, 1..65536: every key the directory will see is below
+ *	@nr << @shift.
+ *
+ * From then on the directory keeps, for every owner, the number of its
+ * headers in T1 and T2 (arc_owner_resident()), at every list move, and
+ * holds an owner that has a ceiling (arc_owner_set_max()) at it: a header
+ * of that owner that becomes resident while the owner has @max of them
+ * first REPLACEs one of the owner's own, chosen as REPLACE chooses (the
+ * list by p, its LRU end first), the other owners' headers passed over
+ * moved to their list's MRU end as for &arc_ops.evict_ok.  A header
+ * passed over is passed at most once per lap of the owner's headers
+ * through the list: an eviction costs, amortized, about (headers in the
+ * list) / (the owner's ceiling) looks.  Not in the paper; without a
+ * ceiling the lists behave as without owners.  Freed by arc_exit().
+ *
+ * Context: process context, may sleep; before any other use of @arc.
+ * Return: 0, -EINVAL for a @shift or @nr out of range, -EBUSY if the
+ * directory has a header already, -ENOMEM.
+ */
+int arc_owners_init(struct arc *arc, unsigned int shift, unsigned int nr)
+{
+	if (!shift || shift > 63 || !nr || nr > 65536 || arc->owners)
+		return -EINVAL;
+	if (arc_nr_hashed(arc))
+		return -EBUSY;
+	arc->owners = kvcalloc(nr, sizeof(*arc->owners), GFP_KERNEL);
+	if (!arc->owners)
+		return -ENOMEM;
+	arc->owner_shift = shift;
+	arc->nr_owners = nr;
+	return 0;
+}
+
+/**
+ * arc_owner_set_max() - set or clear an owner's ceiling.
+ * @arc: the directory, with owners (arc_owners_init()).
+ * @id: the owner, 0..@arc->nr_owners - 1.
+ * @max: its ceiling, blocks in T1 + T2, clamped to 1..%ARC_C_MAX; 0 for
+ *	none.
+ *
+ * An owner that has more headers than a new, lower ceiling keeps them
+ * until it next gets a new resident header, which first evicts as many of
+ * its own as take it down to the ceiling.
+ *
+ * Context: @arc->lock held.
+ */
+void arc_owner_set_max(struct arc *arc, unsigned int id, u64 max)
+{
+	lockdep_assert_held(&arc->lock);
+	if (WARN_ON(!arc->owners || id >= arc->nr_owners))
+		return;
+	arc->owners[id].max = max ? clamp_t(u64, max, 1, ARC_C_MAX) : 0;
 }

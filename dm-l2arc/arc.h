@@ -221,6 +221,19 @@ struct arc_ops {
 };
 
 /**
+ * struct arc_owner - one owner's share of a directory's resident headers.
+ * @resident: its headers in T1 (index %ARC_T1) and T2 (%ARC_T2), blocks.
+ * @max: its ceiling, blocks in T1 + T2, 1..%ARC_C_MAX; 0 for none.
+ *
+ * An owner is the high bits of a key (arc_owners_init()): a pool's member.
+ * Protected by the directory's lock.
+ */
+struct arc_owner {
+	u64 resident[2];
+	u64 max;
+};
+
+/**
  * struct arc - one ARC directory.
  * @lock: protects everything below and every header (see the file comment).
  * @table: rhashtable of all hashed headers (T1, T2, B1, B2, L2-only); on
@@ -246,6 +259,11 @@ struct arc_ops {
  *	arc_unhash_seq(), on @c's cache line (the lock's holder writes the
  *	fields before @c on every access; these two only when a header
  *	leaves the table or c moves).
+ * @owners: NULL, or one &struct arc_owner per owner id, 0..@nr_owners - 1
+ *	(arc_owners_init()): the directory counts each owner's resident
+ *	headers and holds an owner at its ceiling.
+ * @owner_shift: a key's owner id is its value shifted right by this.
+ * @nr_owners: number of owner ids.
  * @ops: the target's callbacks.
  * @private: the target's pointer; the directory never uses it.
  */
@@ -259,6 +277,9 @@ struct arc {
 	u64 l2only_writing;
 	struct list_head cursors;
 	bool warm;
+	struct arc_owner *owners;
+	unsigned int owner_shift;
+	unsigned int nr_owners;
 	const struct arc_ops *ops;
 	void *private;
 	u64 c ____cacheline_aligned_in_smp;
@@ -311,6 +332,8 @@ void arc_hdr_free(struct arc_hdr *hdr);
 
 int arc_init(struct arc *arc, u64 c, const struct arc_ops *ops, void *private);
 void arc_exit(struct arc *arc);
+int arc_owners_init(struct arc *arc, unsigned int shift, unsigned int nr);
+void arc_owner_set_max(struct arc *arc, unsigned int id, u64 max);
 u64 arc_table_bytes(struct arc *arc);
 
 struct arc_hdr *arc_lookup(struct arc *arc, oblock_t oblock);
@@ -348,6 +371,23 @@ unsigned int arc_nr_hashed(struct arc *arc);
 static inline u64 arc_list_size(const struct arc *arc, enum arc_list_id id)
 {
 	return arc->size[id];
+}
+
+/**
+ * arc_owner_resident() - an owner's headers in T1 and T2.
+ * @arc: the directory, with owners (arc_owners_init()).
+ * @id: the owner, 0..@arc->nr_owners - 1.
+ *
+ * Counts headers, not data: a header that became resident for a miss
+ * counts before the target hangs its data on it.
+ *
+ * Context: @arc->lock held (or a racy snapshot for statistics).
+ * Return: the count, in blocks.
+ */
+static inline u64 arc_owner_resident(const struct arc *arc, unsigned int id)
+{
+	return arc->owners[id].resident[ARC_T1] +
+	       arc->owners[id].resident[ARC_T2];
 }
 
 /**

@@ -414,6 +414,90 @@ static void arc_test_floor(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->evictions, 6);
 }
 
+/*
+ * Ceilings (arc_owners_init(), not in the paper): owners are a block's
+ * bits above 8, owner 1 (blocks 256..) has a ceiling of 2, owner 2
+ * (512..) none until the last step, which lowers it to 3 while it has 4.
+ * c = 6.  An owner at its ceiling REPLACEs one of its own, even with room:
+ * the list by p, the other owners' headers passed over moved to the MRU
+ * end, and no walk of a list that has none of its own.
+ */
+static const struct arc_test_step arc_test_ceiling_steps[] = {
+	{ 512, ARC_MISS, "T1=[512] T2=[] B1=[] B2=[]", 0 },
+	{ 256, ARC_MISS, "T1=[512 256] T2=[] B1=[] B2=[]", 0 },
+	{ 257, ARC_MISS, "T1=[512 256 257] T2=[] B1=[] B2=[]", 0 },
+	/* at its ceiling, with room: 512 passed over, 256 to B1 */
+	{ 258, ARC_MISS, "T1=[257 512 258] T2=[] B1=[256] B2=[]", 0 },
+	{ 513, ARC_MISS, "T1=[257 512 258 513] T2=[] B1=[256] B2=[]", 0 },
+	/* case II at its ceiling: p up, then 257 (its own) to B1 */
+	{ 256, ARC_GHOST_MRU, "T1=[512 258 513] T2=[256] B1=[257] B2=[]",
+	  ARC_P_ONE },
+	{ 514, ARC_MISS, "T1=[512 258 513 514] T2=[256] B1=[257] B2=[]",
+	  ARC_P_ONE },
+	{ 515, ARC_MISS, "T1=[512 258 513 514 515] T2=[256] B1=[257] B2=[]",
+	  ARC_P_ONE },
+	/* owner 2 has no ceiling: the paper's case IV, 512 to B1 */
+	{ 516, ARC_MISS, "T1=[258 513 514 515 516] T2=[256] B1=[512] B2=[]",
+	  ARC_P_ONE },
+	/* owner 1 at 2 (258, 256): its T1 block goes, then case IV's delete */
+	{ 259, ARC_MISS, "T1=[513 514 515 516 259] T2=[256] B1=[258] B2=[]",
+	  ARC_P_ONE },
+	{ 259, ARC_HIT_MRU, "T1=[513 514 515 516] T2=[256 259] B1=[258] B2=[]",
+	  ARC_P_ONE },
+	/* p says T1, which holds none of owner 1's: T2's 256, no walk */
+	{ 260, ARC_MISS,
+	  "T1=[513 514 515 516 260] T2=[259] B1=[258] B2=[256]", ARC_P_ONE },
+	/* owner 2's ceiling lowered to 3 with 4: two go, then 517 enters */
+	{ 517, ARC_MISS, "T1=[515 516 260 517] T2=[259] B1=[513 514] B2=[256]",
+	  ARC_P_ONE },
+};
+
+static void arc_test_ceiling(struct kunit *test)
+{
+	const struct arc_test_step *s = arc_test_ceiling_steps;
+	struct arc_test_ctx *ctx = arc_test_new(test, 6);
+	struct arc *arc = &ctx->arc;
+	size_t i;
+
+	KUNIT_ASSERT_EQ(test, arc_owners_init(arc, 8, 4), 0);
+	spin_lock_bh(&arc->lock);
+	arc_owner_set_max(arc, 1, 2);
+	spin_unlock_bh(&arc->lock);
+	for (i = 0; i < ARRAY_SIZE(arc_test_ceiling_steps); i++) {
+		if (s[i].block == 517) {
+			spin_lock_bh(&arc->lock);
+			arc_owner_set_max(arc, 2, 3);
+			spin_unlock_bh(&arc->lock);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, arc_test_access(test, s[i].block),
+				    s[i].result, "step %zu", i);
+		KUNIT_EXPECT_STREQ_MSG(test, arc_test_lists(test), s[i].lists,
+				       "step %zu", i);
+		KUNIT_EXPECT_EQ_MSG(test, arc_p_fixed(arc), s[i].p,
+				    "step %zu", i);
+	}
+	KUNIT_EXPECT_EQ(test, arc_owner_resident(arc, 1), 2);
+	KUNIT_EXPECT_EQ(test, arc_owner_resident(arc, 2), 3);
+	KUNIT_EXPECT_EQ(test, arc_owner_resident(arc, 0), 0);
+	KUNIT_EXPECT_EQ(test, ctx->evictions, 7);
+	KUNIT_EXPECT_EQ(test, arc_evicted(arc), 7);
+}
+
+/* arc_owners_init()'s errors; a directory without owners is the paper's. */
+static void arc_test_owners_init(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 4);
+
+	KUNIT_EXPECT_EQ(test, arc_owners_init(&ctx->arc, 0, 4), -EINVAL);
+	KUNIT_EXPECT_EQ(test, arc_owners_init(&ctx->arc, 64, 4), -EINVAL);
+	KUNIT_EXPECT_EQ(test, arc_owners_init(&ctx->arc, 8, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, arc_owners_init(&ctx->arc, 8, 65537), -EINVAL);
+	KUNIT_EXPECT_NULL(test, ctx->arc.owners);
+	arc_test_access(test, 1);
+	KUNIT_EXPECT_EQ(test, arc_owners_init(&ctx->arc, 8, 4), -EBUSY);
+	KUNIT_EXPECT_NULL(test, ctx->arc.owners);
+}
+
 static void arc_test_case_ii_iii(struct kunit *test)
 {
 	arc_test_run_steps(test, 2, arc_test_case_ii_iii_steps,
@@ -1394,6 +1478,70 @@ static void arc_test_random(struct kunit *test)
 		   arc_list_size(&ctx->arc, ARC_LIST_L2ONLY));
 }
 
+/*
+ * Random accesses, invalidations and resizes over three owners (bits
+ * above 8 of blocks 0..767), owner 1 capped at 5 and owner 2 at 20: after
+ * every step each owner's counts are those of a walk of T1 and T2, and
+ * no capped owner is above its ceiling.
+ */
+static void arc_test_owners_random(struct kunit *test)
+{
+	static const u64 max[3] = { 0, 5, 20 };
+	struct arc_test_ctx *ctx = arc_test_new(test, 48);
+	struct arc *arc = &ctx->arc;
+	u64 seen[3][2], evicted_before;
+	unsigned int i, o, l;
+	struct rnd_state rnd;
+	struct arc_hdr *hdr;
+	u32 r;
+	u64 b;
+
+	KUNIT_ASSERT_EQ(test, arc_owners_init(arc, 8, 3), 0);
+	spin_lock_bh(&arc->lock);
+	arc_owner_set_max(arc, 1, max[1]);
+	arc_owner_set_max(arc, 2, max[2]);
+	spin_unlock_bh(&arc->lock);
+	prandom_seed_state(&rnd, 20261207);
+	for (i = 0; i < 20000; i++) {
+		r = prandom_u32_state(&rnd);
+		/* owner by r % 3, a zipf-ish block within it */
+		b = (r % 3) * 256 + ((r >> 8) % 64) * ((r >> 14) % 4 + 1) % 256;
+		if (i % 4999 == 4998) {
+			arc_test_set_c(test, i % 2 ? 16 : 96);
+		} else if ((r >> 24) < 8) {
+			spin_lock_bh(&arc->lock);
+			hdr = arc_lookup(arc, to_oblock(b));
+			if (hdr)
+				arc_invalidate(arc, hdr);
+			spin_unlock_bh(&arc->lock);
+		} else {
+			arc_test_access_hdr(test, b, (r >> 24) < 40 ?
+					    ARC_ACCESS_PREFETCH : 0, NULL);
+		}
+		memset(seen, 0, sizeof(seen));
+		spin_lock_bh(&arc->lock);
+		for (l = ARC_T1; l <= ARC_T2; l++)
+			list_for_each_entry(hdr, &arc->lists[l], list)
+				seen[from_oblock(hdr->oblock) >> 8][l]++;
+		for (o = 0; o < 3; o++) {
+			KUNIT_ASSERT_EQ(test, arc->owners[o].resident[ARC_T1],
+					seen[o][ARC_T1]);
+			KUNIT_ASSERT_EQ(test, arc->owners[o].resident[ARC_T2],
+					seen[o][ARC_T2]);
+			if (max[o])
+				KUNIT_ASSERT_LE(test, arc_owner_resident(arc, o),
+						max[o]);
+		}
+		spin_unlock_bh(&arc->lock);
+		arc_test_invariants(test, ctx);
+	}
+	evicted_before = arc_evicted(arc);
+	KUNIT_EXPECT_GT(test, evicted_before, 0);
+	kunit_info(test, "owners' resident %llu %llu %llu, %llu evicted\n",
+		   arc_owner_resident(arc, 0), arc_owner_resident(arc, 1),
+		   arc_owner_resident(arc, 2), evicted_before);
+}
+
 static struct kunit_case arc_test_cases[] = {
 	KUNIT_CASE(arc_test_sizes),
 	KUNIT_CASE(arc_test_case_i),
@@ -1401,6 +1549,9 @@ static struct kunit_case arc_test_cases[] = {
 	KUNIT_CASE(arc_test_insert),
 	KUNIT_CASE(arc_test_case_ii_iii),
 	KUNIT_CASE(arc_test_floor),
+	KUNIT_CASE(arc_test_ceiling),
+	KUNIT_CASE(arc_test_owners_init),
+	KUNIT_CASE(arc_test_owners_random),
 	KUNIT_CASE(arc_test_replace_tie),
 	KUNIT_CASE(arc_test_fractional_p),
 	KUNIT_CASE(arc_test_hit_count),

@@ -18,7 +18,17 @@ Usage:
 
 p, the target size of T1, is a real number (--p-mode=float, the default:
 Python floats) or, with --p-mode=fixed, an integer with 32 fractional bits
-computed exactly as dm-l2arc/arc.c does (step rounded down).  stdlib only.
+computed exactly as dm-l2arc/arc.c does (step rounded down).
+
+Ceilings (not in the paper; a pool member's arc_max, arc_owners_init() in
+arc.c): Arc(c, mode, ceilings={owner: blocks}, owner_of=f) keeps each
+owner's resident keys (owner_of(key)) at most at its ceiling: a key of an
+owner at its ceiling that is to become resident first REPLACEs one of the
+owner's own (the list by p as REPLACE picks it, the other list if it holds
+none of the owner's; the other owners' keys passed over from the LRU end
+moved to the MRU end), as arc.c does.  REPLACE is then called only when
+T1 and T2 are full, as in arc.c: in the paper's own setting (no ceilings)
+that is every time the paper calls it.  stdlib only.
 """
 import gzip
 import sys
@@ -29,9 +39,12 @@ ONE = 1 << FRAC
 
 
 class Arc:
-    def __init__(self, c, mode='float'):
+    def __init__(self, c, mode='float', ceilings=None, owner_of=None):
         self.c = c
         self.mode = mode
+        self.ceilings = ceilings or {}
+        self.owner_of = owner_of or (lambda k: k[0])
+        self.resident = {}
         self.p = 0 if mode == 'fixed' else 0.0
         self.t1, self.t2 = OrderedDict(), OrderedDict()
         self.b1, self.b2 = OrderedDict(), OrderedDict()
@@ -50,14 +63,47 @@ class Arc:
         n = len(self.t1)
         return (n << FRAC) if self.mode == 'fixed' else float(n)
 
-    def _replace(self, in_b2):
+    def _full(self):
+        return len(self.t1) + len(self.t2) >= self.c
+
+    def _own_lru(self, lst, owner):
+        """Pop the owner's key nearest lst's LRU end, the others passed
+        over moved to its MRU end; None if lst holds none of its keys."""
+        if not any(self.owner_of(k) == owner for k in lst):
+            return None
+        while True:
+            k, _ = lst.popitem(last=False)
+            if self.owner_of(k) == owner:
+                return k
+            lst[k] = None
+
+    def _res(self, k, d):
+        if self.ceilings:
+            o = self.owner_of(k)
+            self.resident[o] = self.resident.get(o, 0) + d
+
+    def _replace(self, in_b2, owner=None):
         t1 = self._t1_cmp()
-        if self.t1 and ((in_b2 and t1 == self.p) or t1 > self.p):
-            k, _ = self.t1.popitem(last=False)
-            self.b1[k] = None
-        else:
-            k, _ = self.t2.popitem(last=False)
-            self.b2[k] = None
+        lists = [(self.t1, self.b1), (self.t2, self.b2)]
+        if not (self.t1 and ((in_b2 and t1 == self.p) or t1 > self.p or
+                             not self.t2)):
+            lists.reverse()
+        for src, ghost in lists:
+            if owner is None:
+                k, _ = src.popitem(last=False)
+            else:
+                k = self._own_lru(src, owner)
+                if k is None:
+                    continue
+            ghost[k] = None
+            self._res(k, -1)
+            return
+
+    def _ceiling(self, x, in_b2):
+        o = self.owner_of(x) if self.ceilings else None
+        ceil = self.ceilings.get(o, 0)
+        while ceil and self.resident.get(o, 0) >= ceil:
+            self._replace(in_b2, o)
 
     def access(self, x):
         c = self.c
@@ -73,30 +119,41 @@ class Arc:
         if x in self.b1:                      # case II
             self.p = min(self._cmax(),
                          self.p + self._step(len(self.b2), len(self.b1)))
-            self._replace(False)
+            self._ceiling(x, False)
+            if self._full():
+                self._replace(False)
             del self.b1[x]
             self.t2[x] = None
+            self._res(x, 1)
             return
         if x in self.b2:                      # case III
             self.p = max(0, self.p - self._step(len(self.b1), len(self.b2)))
-            self._replace(True)
+            self._ceiling(x, True)
+            if self._full():
+                self._replace(True)
             del self.b2[x]
             self.t2[x] = None
+            self._res(x, 1)
             return
-        l1 = len(self.t1) + len(self.b1)      # case IV
-        if l1 == c:
+        self._ceiling(x, False)               # case IV
+        l1 = len(self.t1) + len(self.b1)
+        if l1 >= c:
             if len(self.t1) < c:
                 self.b1.popitem(last=False)
-                self._replace(False)
+                if self._full():
+                    self._replace(False)
             else:
-                self.t1.popitem(last=False)
+                k, _ = self.t1.popitem(last=False)
+                self._res(k, -1)
         else:
             total = l1 + len(self.t2) + len(self.b2)
             if total >= c:
-                if total == 2 * c:
+                if total >= 2 * c:
                     self.b2.popitem(last=False)
-                self._replace(False)
+                if self._full():
+                    self._replace(False)
         self.t1[x] = None
+        self._res(x, 1)
 
 
 def lis_pages(path):
