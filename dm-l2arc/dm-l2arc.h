@@ -539,10 +539,13 @@ DECLARE_EWMA(l2arc_lat, 4, 8)
  * @block_shift: log2(@block_sectors)
  * @block_pages: pages of one block's data (struct l2arc_buf)
  * @nr_blocks: blocks mapped by the target (ti->len / @block_sectors)
- * @c_max: this device's arc_max, in blocks
+ * @c_max: this device's arc_max, in blocks; a pool member's is its pool's
  * @c_min: this device's arc_min, in blocks, 16..@c_max; for a pool
  *	member its floor in the pool's ARC (its table's arc_min, 0 without),
  *	under @arc->lock
+ * @ceiling: a pool member's ceiling in the pool's ARC, blocks (its
+ *	table's arc_max, 16..2^31; 0 without), held by the directory
+ *	(arc_owner_set_max()); 0 for a device of its own
  * @arc: the ARC directory: @arc_own, or the pool's (&l2arc_pool.arc) for
  *       a member of a pool; @arc->lock also protects @gauge,
  *       @last_shrink, @arc_blocks and the l2_* fields
@@ -592,6 +595,7 @@ struct l2arc_c {
 	u64 nr_blocks;
 	u64 c_max;
 	u64 c_min;
+	u64 ceiling;
 	struct arc *arc;
 	struct arc arc_own;
 	struct l2arc_pool *pool;

@@ -35,10 +35,14 @@
  *
  * A member's arc_min is its floor: eviction passes over its blocks while
  * it has no more than that many (arc_ops.evict_ok, io.c), and the floors
- * of one pool sum to at most half of its arc_max.
+ * of one pool sum to at most half of its arc_max.  A member's arc_max is
+ * its ceiling: the directory counts each member's resident headers (its
+ * owners, arc_owners_init(), an owner being a key's id) and a member at
+ * its ceiling that misses evicts one of its own blocks, even while the
+ * pool has room (arc_owner_set_max()).
  *
- * Not yet: a pool's cache device (the L2ARC shared by the members), and
- * a member's ceiling (arc_max); the ctr refuses both.
+ * Not yet: a pool's cache device (the L2ARC shared by the members); the
+ * ctr refuses one.
  *
  * Locking: l2arc_pools_mutex protects the list of pools and each pool's
  * members, ids and references; it nests outside the pool's arc.lock.
@@ -211,6 +215,13 @@ static struct l2arc_pool *l2arc_pool_new(struct l2arc_pool_c *pc,
 	INIT_LIST_HEAD(&pool->kstat.node);
 	if (arc_init(&pool->arc, pool->c_max, &l2arc_pool_arc_ops, pool)) {
 		*error = "Cannot set up the ARC directory";
+		goto bad;
+	}
+	/* an owner per id, 0 unused (l2arc_key()) */
+	if (arc_owners_init(&pool->arc, L2ARC_KEY_BLOCK_BITS,
+			    L2ARC_POOL_MAX_ORIGINS + 1)) {
+		*error = "Cannot set up the ARC directory";
+		arc_exit(&pool->arc);
 		goto bad;
 	}
 	if (l2arc_shrinker_register(&pool->shrinker, l2arc_pool_shrink_count,
@@ -472,9 +483,10 @@ static struct l2arc_pool *l2arc_pool_open(struct dm_target *ti,
  *
  * On success the device shares the pool's ARC (@lc->arc), has an id of
  * its own in its keys (@lc->key_base), the pool's c_max, its floor in
- * @lc->c_min (its table's arc_min, 0 without: see io.c's evict_ok), and
- * holds the pool's mapped device open (@lc->pool_dev) and a reference to
- * the pool, until l2arc_pool_detach().
+ * @lc->c_min (its table's arc_min, 0 without: see io.c's evict_ok), its
+ * ceiling in @lc->ceiling (its table's arc_max, 0 without), and holds
+ * the pool's mapped device open (@lc->pool_dev) and a reference to the
+ * pool, until l2arc_pool_detach().
  *
  * Context: process context (the ctr), may sleep; takes l2arc_pools_mutex.
  * Return: 1 when attached, 0 when the device named is not a pool (or
@@ -525,10 +537,14 @@ int l2arc_pool_attach(struct l2arc_c *lc, struct dm_target *ti, char **error)
 	lc->key_base = (u64)id << L2ARC_KEY_BLOCK_BITS;
 	lc->c_max = pool->c_max;
 	lc->c_min = floor;
+	lc->ceiling = lc->table.arc_max_set ?
+		clamp_t(u64, lc->table.arc_max >> (lc->block_shift + SECTOR_SHIFT),
+			L2ARC_ARC_MIN_BLOCKS, ARC_C_MAX) : 0;
 	list_add_tail(&lc->pool_node, &pool->members);
 	spin_lock_bh(&pool->arc.lock);
 	pool->by_id[id] = lc;
 	pool->floor_sum += floor;
+	arc_owner_set_max(&pool->arc, id, lc->ceiling);
 	spin_unlock_bh(&pool->arc.lock);
 	pool->nr_members++;
 	pool->ref++;
@@ -559,6 +575,7 @@ void l2arc_pool_detach(struct l2arc_c *lc)
 	spin_lock_bh(&pool->arc.lock);
 	pool->by_id[id] = NULL;
 	pool->floor_sum -= lc->c_min;
+	arc_owner_set_max(&pool->arc, id, 0);
 	clear_bit(id, pool->hitlog_pending);
 	spin_unlock_bh(&pool->arc.lock);
 	pool->nr_members--;

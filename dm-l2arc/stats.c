@@ -535,7 +535,8 @@ static int l2arc_pool_arcstats_show(struct seq_file *m, void *v)
  *
  * The fields, blank-separated: id, dmsetup name ("-" while it has none),
  * arc_size (bytes of its data in the pool's ARC), hits, iohits, misses
- * (its arcstats rows), arc_min (its floor, bytes), l2_size, l2_hits,
+ * (its arcstats rows), arc_min (its floor, bytes, 0 for none), arc_max
+ * (its ceiling, bytes, 0 for none), l2_size, l2_hits,
  * l2_misses, l2_write_bytes (its L2ARC's rows), its kernel name (dm-N).
  *
  * Context: process context, may sleep; l2arc_pools_mutex held.
@@ -556,12 +557,13 @@ unsigned int l2arc_stats_origin_line(struct l2arc_c *lc, char *buf,
 	if (dm_copy_name_and_uuid(dm_table_get_md(lc->ti->table), name, NULL))
 		strscpy(name, "-", sizeof(name));
 	return scnprintf(buf, len,
-			 "%u %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %s\n",
+			 "%u %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %s\n",
 			 l2arc_origin_id(lc), name, arc_blocks << shift,
 			 l2arc_stat_read(lc, L2ARC_STAT_HITS),
 			 l2arc_stat_read(lc, L2ARC_STAT_IOHITS),
 			 l2arc_stat_read(lc, L2ARC_STAT_MISSES),
-			 lc->c_min << shift, l2_blocks << shift,
+			 lc->c_min << shift, lc->ceiling << shift,
+			 l2_blocks << shift,
 			 l2arc_stat_read(lc, L2ARC_STAT_L2_HITS),
 			 l2arc_stat_read(lc, L2ARC_STAT_L2_MISSES),
 			 l2arc_stat_read(lc, L2ARC_STAT_L2_WRITE_BYTES),
@@ -577,7 +579,7 @@ static int l2arc_pool_origins_show(struct seq_file *m, void *v)
 
 	if (!line)
 		return -ENOMEM;
-	seq_puts(m, "id name arc_size hits iohits misses arc_min l2_size l2_hits l2_misses l2_write_bytes device\n");
+	seq_puts(m, "id name arc_size hits iohits misses arc_min arc_max l2_size l2_hits l2_misses l2_write_bytes device\n");
 	mutex_lock(&l2arc_pools_mutex);
 	list_for_each_entry(lc, &pool->members, pool_node) {
 		l2arc_stats_origin_line(lc, line, PAGE_SIZE);

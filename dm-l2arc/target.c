@@ -276,17 +276,13 @@ static void l2arc_size_arc(struct l2arc_c *lc)
 
 /*
  * The device's ARC: its own, sized by arc_max, or its pool's, which gives
- * the size (a member has no arc_max or what-if of its own).
+ * the size (a member's arc_max is its ceiling in it; it has no what-if).
  */
 static int l2arc_ctr_arc(struct l2arc_c *lc, struct dm_target *ti)
 {
 	int r;
 
 	if (lc->pool) {
-		if (lc->table.arc_max_set) {
-			ti->error = "A pool member's arc_max is the pool's";
-			return -EINVAL;
-		}
 		if (lc->table.whatif_set && lc->table.whatif) {
 			ti->error = "A pool member has no what-if";
 			return -EINVAL;
@@ -510,6 +506,12 @@ static void l2arc_resume(struct dm_target *ti)
 /* A throttled read makes the status say "throttled" for this long. */
 #define L2ARC_THROTTLE_SHOWN	(10 * HZ)
 
+/* The status's arc_max: a member's ceiling if it has one, else c_max. */
+static u64 l2arc_arc_max_blocks(const struct l2arc_c *lc)
+{
+	return lc->ceiling ? lc->ceiling : lc->c_max;
+}
+
 /*
  * The health word of the status line: "degraded" once the cache device is
  * dropped, else "slow" while it is slower than l2arc_slow_bypass_pct
@@ -562,7 +564,7 @@ static void l2arc_emit_info(struct l2arc_c *lc, char *result,
 	DMEMIT(" %llu %llu %llu %llu %llu", rate, l2arc_dwpd_cap(lc), day,
 	       v[L2ARC_STAT_L2_HANDOFFS], v[L2ARC_STAT_L2_EVICT_MISSED]);
 	DMEMIT(" %u arc_max %llu arc_min %llu prefetch_disable %u zfetch_max_distance %llu",
-	       2 * (4 + L2ARC_NR_DEV_PARAMS), lc->c_max << shift,
+	       2 * (4 + L2ARC_NR_DEV_PARAMS), l2arc_arc_max_blocks(lc) << shift,
 	       lc->c_min << shift,
 	       lc->table.prefetch_disable ||
 	       l2arc_param(L2ARC_P_PREFETCH_DISABLE),
@@ -608,7 +610,8 @@ static void l2arc_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(",origin_device=%s,cache_device=%s,block_size=%u,arc_max=%llu;",
 		       lc->origin->name, l2arc_cache_name(lc),
 		       lc->block_sectors,
-		       lc->c_max << (lc->block_shift + SECTOR_SHIFT));
+		       l2arc_arc_max_blocks(lc) <<
+		       (lc->block_shift + SECTOR_SHIFT));
 		break;
 	}
 }

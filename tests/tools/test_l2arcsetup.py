@@ -141,7 +141,7 @@ class L2arcsetupCheckTest(unittest.TestCase):
             'badp1 pool /dev/nvme0n1 8',
             'badp2 pool - 8 arc_min=1G',
             'badm1 /dev/sdd pool:nopool 8',
-            'badm2 /dev/sde pool:nvpool 8 arc_max=1G',
+            'okm2 /dev/sde pool:nvpool 8 arc_max=1G,arc_min=256M',
             'badm3 /dev/sdf pool:nvpool 8 whatif=1',
             'badm4 /dev/sdg pool:vol1 8',
             'early /dev/sdh pool:later 8',
@@ -158,8 +158,7 @@ class L2arcsetupCheckTest(unittest.TestCase):
             "4: badp1: a pool's cache device is not supported yet: give -",
             "5: badp2: option 'arc_min': a pool takes arc_max only",
             "6: badm1: pool 'nopool' is not declared by an earlier valid line",
-            "7: badm2: option 'arc_max=1G': a pool member's ARC is its pool's (no arc_max, no what-if)",
-            "8: badm3: option 'whatif=1': a pool member's ARC is its pool's (no arc_max, no what-if)",
+            "8: badm3: option 'whatif=1': a pool member has no what-if",
             "9: badm4: pool 'vol1' is not declared by an earlier valid line",
             "10: early: pool 'later' is not declared by an earlier valid line",
             "12: badm5: /dev/sdb is used by line 2 too",
@@ -171,7 +170,7 @@ class L2arcsetupCheckTest(unittest.TestCase):
         r = subprocess.run([SETUP, '-t', path, 'lvm-filter'], capture_output=True,
                            text=True, timeout=60)
         self.assertIn('\tglobal_filter = [ "r|^/dev/sdb$|", "r|^/dev/sdc$|", '
-                      '"r|^/dev/sdk$|" ]', r.stdout.splitlines())
+                      '"r|^/dev/sde$|", "r|^/dev/sdk$|" ]', r.stdout.splitlines())
         self.assertEqual(setup('-t', path, 'is-origin', '/dev/sdc').returncode, 0)
         self.assertEqual(setup('-t', path, 'is-origin', '/dev/pool').returncode, 1)
         self.assertEqual(setup('-t', path, 'is-origin', 'pool').returncode, 1)

@@ -140,15 +140,15 @@ ptab=$PWD/l2arctab-pool
 cat >"$ptab" <<-EOF
 	tpool  pool  -  8  arc_max=8M
 	tpa    /dev/ram2  pool:tpool  8  arc_min=1M,prefetch_disable=1
-	tpb    /dev/ram3  pool:tpool  4k
+	tpb    /dev/ram3  pool:tpool  4k  arc_max=2M
 EOF
 "$setup" -t "$ptab" check || die "check of the pool file failed"
 "$setup" -t "$ptab" start >pstart.out || die "start of the pool file failed"
 pdev=$(dmsetup info -c --noheadings -o major,minor --separator : tpool | tr -d ' ')
 assert_eq "pool start" "tpool: started (0 8 l2arc-pool - 8 2 arc_max 8388608)
 tpa: started (0 32768 l2arc /dev/ram2 $pdev 8 4 arc_min 1048576 prefetch_disable 1)
-tpb: started (0 32768 l2arc /dev/ram3 $pdev 8)" "$(cat pstart.out)"
-assert_eq "member's table" "$pdev 8" "$(dmsetup table tpb | cut -d' ' -f5-)"
+tpb: started (0 32768 l2arc /dev/ram3 $pdev 8 2 arc_max 2097152)" "$(cat pstart.out)"
+assert_eq "member's table" "$pdev 8 2 arc_max 2097152" "$(dmsetup table tpb | cut -d' ' -f5-)"
 cmp -n 1048576 /dev/mapper/tpa /dev/ram2 || die "tpa differs from its origin"
 if "$setup" -t "$ptab" stop tpool >pstop1.out 2>pstop1.err; then
 	die "stop tpool succeeded under its members"

@@ -31,6 +31,11 @@
 #  4. A floor: with arc_min 4 MiB on the idle member, the same streams
 #     leave it exactly 4 MiB and the hot one the other 12 MiB; floors
 #     past half the pool's arc_max are refused.
+#  5. A ceiling: with arc_max 4 MiB on the hot member, it keeps exactly
+#     4 MiB (1024 blocks) of a 16 MiB pool that has room, its hits are
+#     exactly those of the reference with that ceiling (arc_ref.py), and
+#     the uncapped member then takes 8 MiB beside it; status and origins
+#     give the ceiling.
 # Devices: brd RAM disks /dev/ram0, /dev/ram1 (origins), /dev/ram2 (for
 # the refused cache device); 32 MiB each.
 . "$(dirname "$0")/lib.sh"
@@ -69,7 +74,6 @@ assert_eq "empty pool status" "8 0/4096 0 4096 0 0 0 0 0" \
 	"$(dmsetup status pl | cut -d' ' -f4-)"
 M="0 $sz l2arc /dev/ram0 /dev/mapper/pl"
 expect_error "Block size differs from the pool's" "$M 16"
-expect_error "A pool member's arc_max is the pool's" "$M 8 2 arc_max 1048576"
 expect_error "A pool member has no what-if" "$M 8 2 whatif 1"
 
 # data: different on the two origins at every block
@@ -182,15 +186,15 @@ assert_eq "a member's data_size is the pool's" "$(arcstats_row "$pool_proc" data
 	"$(arcstats_row "$(proc_of qa)" data_size)"
 origins=/proc/dm-l2arc/$(dm_kname pq)/origins
 assert_eq "origins header" \
-	"id name arc_size hits iohits misses arc_min l2_size l2_hits l2_misses l2_write_bytes device" \
+	"id name arc_size hits iohits misses arc_min arc_max l2_size l2_hits l2_misses l2_write_bytes device" \
 	"$(head -1 "$origins")"
 assert_eq "origins file: the message's lines" "$(dmsetup message pq 0 origins)" \
 	"$(tail -n +2 "$origins")"
-read -r _ name bytes hits iohits misses floor l2size l2hits l2misses l2written dev < <(
+read -r _ name bytes hits iohits misses floor ceil l2size l2hits l2misses l2written dev < <(
 	awk '$2 == "qa"' "$origins")
 assert_eq "origins: qa's line" \
-	"qa $hot_bytes $hot_hits 0 $hot_misses 0 0 0 0 0 $(dm_kname qa)" \
-	"$name $bytes $hits $iohits $misses $floor $l2size $l2hits $l2misses $l2written $dev"
+	"qa $hot_bytes $hot_hits 0 $hot_misses 0 0 0 0 0 0 $(dm_kname qa)" \
+	"$name $bytes $hits $iohits $misses $floor $ceil $l2size $l2hits $l2misses $l2written $dev"
 echo "pool arcstats: hits $((hot_hits + idle_hits)), data_size $(arcstats_row "$pool_proc" data_size), summed file agrees; origins file ok"
 
 # ---- 3. remove a member, make it again
@@ -245,6 +249,55 @@ echo "floor: idle keeps $floor_idle bytes, hot has $floor_hot, $(arcstats_row "$
 dm_remove fa
 dm_remove fb
 dm_remove pf
+
+# ---- 5. a ceiling: the hot member's arc_max
+read -r ref_cap_hits ref_cap_blocks ref_cap_b_hits ref_cap_b_blocks ref_cap_after < <(
+	python3 - "$L2ARC_TOP/tests/tools" <<-'EOF'
+	import sys
+	sys.path.insert(0, sys.argv[1])
+	from arc_ref import Arc
+	arc = Arc(4096, 'fixed', ceilings={'a': 1024})
+	for k in [('a', i) for i in range(3584)] * 3:
+	    arc.access(k)
+	hits_a = arc.hits
+	blocks_a = arc.resident['a']
+	for k in [('b', i) for i in range(2048)] * 2:
+	    arc.access(k)
+	print(hits_a, blocks_a, arc.hits - hits_a, arc.resident['b'],
+	      arc.resident['a'])
+	EOF
+)
+echo "reference with a 1024-block ceiling: $ref_cap_hits hits, $ref_cap_blocks blocks; then the other $ref_cap_b_hits hits, $ref_cap_b_blocks blocks"
+dm_create pc "0 8 l2arc-pool - 8 2 arc_max 16777216"
+before=$(dmsetup ls | sort)
+expect_error "arc_min exceeds arc_max" \
+	"0 $sz l2arc /dev/ram0 /dev/mapper/pc 8 4 arc_max 4194304 arc_min 8388608"
+dm_create ca "0 $sz l2arc /dev/ram0 /dev/mapper/pc 8 4 arc_max 4194304 prefetch_disable 1"
+dm_create cb "0 $sz l2arc /dev/ram1 /dev/mapper/pc 8 2 prefetch_disable 1"
+assert_eq "capped member's status arc_max" 4194304 \
+	"$(dmsetup status ca | awk '{ for (i = 1; i < NF; i++) if ($i == "arc_max") print $(i + 1) }')"
+assert_eq "uncapped member's status arc_max: the pool's" 16777216 \
+	"$(dmsetup status cb | awk '{ for (i = 1; i < NF; i++) if ($i == "arc_max") print $(i + 1) }')"
+pyread /dev/mapper/ca 0-3583 0-3583 0-3583
+read -r _ _ cap_bytes _ _ _ _ cap_max _ < <(origin_line pc ca)
+assert_eq "capped member: ARC bytes" $((ref_cap_blocks * 4096)) "$cap_bytes"
+assert_eq "capped member: ARC bytes, its ceiling" 4194304 "$cap_bytes"
+assert_eq "capped member: origins arc_max" 4194304 "$cap_max"
+assert_eq "capped member: hits" "$ref_cap_hits" "$(arcstats_row "$(proc_of ca)" hits)"
+assert_eq "pool resident with room: the ceiling's" "1024/4096" \
+	"$(dmsetup status pc | awk '{ print $5 }')"
+pyread /dev/mapper/cb 0-2047 0-2047
+read -r _ _ other_bytes _ _ _ _ other_max _ < <(origin_line pc cb)
+read -r _ _ cap_after _ < <(origin_line pc ca)
+assert_eq "uncapped member: ARC bytes" $((ref_cap_b_blocks * 4096)) "$other_bytes"
+assert_eq "uncapped member: hits" "$ref_cap_b_hits" "$(arcstats_row "$(proc_of cb)" hits)"
+assert_eq "uncapped member: origins arc_max" 0 "$other_max"
+assert_eq "capped member beside it: ARC bytes" $((ref_cap_after * 4096)) "$cap_after"
+dcmp /dev/mapper/ca /dev/ram0 || die "ca differs from its origin"
+echo "ceiling: capped member $cap_bytes bytes, $ref_cap_hits hits; the other $other_bytes bytes beside it"
+dm_remove ca
+dm_remove cb
+dm_remove pc
 
 # ---- the same hot stream on a device of its own, whole and half budget
 for arc in 16777216:"$ref_own" 8388608:"$ref_half"; do
