@@ -294,7 +294,6 @@ static inline u64 arc_b2(const struct arc *arc)
 	return arc->size[ARC_B2];
 }
 
-/* Put @hdr, on no list, at the MRU end of the list of @state. */
 /* The owner of @hdr's key (arc_owners_init()). */
 static inline struct arc_owner *arc_owner_of(const struct arc *arc,
 					     const struct arc_hdr *hdr)
@@ -302,6 +301,7 @@ static inline struct arc_owner *arc_owner_of(const struct arc *arc,
 	return &arc->owners[from_oblock(hdr->oblock) >> arc->owner_shift];
 }
 
+/* Put @hdr, on no list, at the MRU end of the list of @state. */
 static void arc_list_add(struct arc *arc, struct arc_hdr *hdr, u8 state)
 {
 	enum arc_list_id id = arc_state_list(state);
@@ -1292,8 +1292,10 @@ void arc_exit(struct arc *arc)
  * moved to their list's MRU end as for &arc_ops.evict_ok.  A header
  * passed over is passed at most once per lap of the owner's headers
  * through the list: an eviction costs, amortized, about (headers in the
- * list) / (the owner's ceiling) looks.  Not in the paper; without a
- * ceiling the lists behave as without owners.  Freed by arc_exit().
+ * list) / (the owner's headers in that list) looks, which is the whole
+ * list when the owner has one header there (not bounded yet: see
+ * design.rst, "A ceiling").  Not in the paper; without a ceiling the
+ * lists behave as without owners.  Freed by arc_exit().
  *
  * Context: process context, may sleep; before any other use of @arc.
  * Return: 0, -EINVAL for a @shift or @nr out of range, -EBUSY if the
