@@ -636,8 +636,7 @@ static void arc_ceiling(struct arc *arc, const struct arc_hdr *hdr, bool in_b2)
 	if (likely(!arc->owners))
 		return;
 	owner = arc_owner_of(arc, hdr);
-	while (owner->max &&
-	       owner->resident[ARC_T1] + owner->resident[ARC_T2] >= owner->max)
+	while (owner->max && arc_owner_blocks(owner) >= owner->max)
 		if (!arc_replace(arc, in_b2, ARC_EVICT_ROOM, owner))
 			break;
 }

@@ -373,6 +373,12 @@ static inline u64 arc_list_size(const struct arc *arc, enum arc_list_id id)
 	return arc->size[id];
 }
 
+/* @o's headers in T1 and T2, blocks; the directory's lock held. */
+static inline u64 arc_owner_blocks(const struct arc_owner *o)
+{
+	return o->resident[ARC_T1] + o->resident[ARC_T2];
+}
+
 /**
  * arc_owner_resident() - an owner's headers in T1 and T2.
  * @arc: the directory, with owners (arc_owners_init()).
@@ -386,8 +392,7 @@ static inline u64 arc_list_size(const struct arc *arc, enum arc_list_id id)
  */
 static inline u64 arc_owner_resident(const struct arc *arc, unsigned int id)
 {
-	return arc->owners[id].resident[ARC_T1] +
-	       arc->owners[id].resident[ARC_T2];
+	return arc_owner_blocks(&arc->owners[id]);
 }
 
 /**

@@ -52,6 +52,10 @@ dcmp() {
 	cmp <(dd if="$1" bs=1M ${3:+count=$3} iflag=direct status=none) \
 		<(dd if="$2" bs=1M ${3:+count=$3} iflag=direct status=none)
 }
+# status_word DEV KEY: the word after KEY in DEV's status line
+status_word() {
+	dmsetup status "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
+}
 # origin_line POOL NAME: the "origins" reply's line of member NAME
 origin_line() {
 	dmsetup message "$1" 0 origins | awk -v n="$2" '$2 == n'
@@ -238,7 +242,7 @@ expect_error "The members' arc_min would exceed half the pool's arc_max" \
 dm_create fb "0 $sz l2arc /dev/ram1 /dev/mapper/pf 8 4 arc_min 4194304 prefetch_disable 1"
 dm_create fa "0 $sz l2arc /dev/ram0 /dev/mapper/pf 8 2 prefetch_disable 1"
 assert_eq "member status arc_min" 4194304 \
-	"$(dmsetup status fb | awk '{ for (i = 1; i < NF; i++) if ($i == "arc_min") print $(i + 1) }')"
+	"$(status_word fb arc_min)"
 pyread /dev/mapper/fb 0-1023
 pyread /dev/mapper/fa 0-3583 0-3583 0-3583
 read -r _ _ floor_idle _ < <(origin_line pf fb)
@@ -275,9 +279,9 @@ expect_error "arc_min exceeds arc_max" \
 dm_create ca "0 $sz l2arc /dev/ram0 /dev/mapper/pc 8 4 arc_max 4194304 prefetch_disable 1"
 dm_create cb "0 $sz l2arc /dev/ram1 /dev/mapper/pc 8 2 prefetch_disable 1"
 assert_eq "capped member's status arc_max" 4194304 \
-	"$(dmsetup status ca | awk '{ for (i = 1; i < NF; i++) if ($i == "arc_max") print $(i + 1) }')"
+	"$(status_word ca arc_max)"
 assert_eq "uncapped member's status arc_max: the pool's" 16777216 \
-	"$(dmsetup status cb | awk '{ for (i = 1; i < NF; i++) if ($i == "arc_max") print $(i + 1) }')"
+	"$(status_word cb arc_max)"
 pyread /dev/mapper/ca 0-3583 0-3583 0-3583
 read -r _ _ cap_bytes _ _ _ _ cap_max _ < <(origin_line pc ca)
 assert_eq "capped member: ARC bytes" $((ref_cap_blocks * 4096)) "$cap_bytes"
