@@ -530,13 +530,36 @@ static void arc_drop_lru(struct arc *arc, enum arc_list_id id,
 /* ---------------------------------------------------------------- */
 
 /*
+ * The list a ceiling's eviction of @owner walks, @id being REPLACE's
+ * choice: @id, unless the owner's share of @id is under half its share of
+ * T1 and T2 together, r_id / |id| < r / (2 (|T1| + |T2|)) with r the
+ * owner's headers in both; then the other list, whose share is then at
+ * least r / (|T1| + |T2|).  So the walked list holds at least one of the
+ * owner's headers in 2 (|T1| + |T2|) / r, which bounds the walk
+ * (arc_owners_init()).  Block counts are below 2^32 (%ARC_C_MAX): no
+ * product overflows.
+ */
+static enum arc_list_id arc_owner_list(const struct arc *arc,
+				       const struct arc_owner *owner,
+				       enum arc_list_id id)
+{
+	u64 all = arc_t1(arc) + arc_t2(arc);
+
+	if (2 * owner->resident[id] * all <
+	    arc_owner_blocks(owner) * arc_list_size(arc, id))
+		return id == ARC_T1 ? ARC_T2 : ARC_T1;
+	return id;
+}
+
+/*
  * REPLACE(x_t, p): if |T1| >= 1 and ((x_t in B2 and |T1| == p) or |T1| > p),
  * move the LRU of T1 to the MRU of B1, else the LRU of T2 to the MRU of B2.
  * @in_b2 is "x_t in B2".  Called only when |T1| + |T2| >= c >= 1, so one of
  * T1, T2 is non-empty: if the paper's choice is empty (possible only after
  * invalidations or a grown c), take the other.  With @owner, REPLACE for
- * an owner at its ceiling: the same choice of list, of that owner's
- * headers only (arc_ceiling()).
+ * an owner at its ceiling: the same choice of list unless the owner has
+ * few headers there (arc_owner_list()), of that owner's headers only
+ * (arc_ceiling()).
  */
 static bool arc_replace(struct arc *arc, bool in_b2,
 			enum arc_evict_reason why,
@@ -552,6 +575,8 @@ static bool arc_replace(struct arc *arc, bool in_b2,
 		id = ARC_T1;
 	else
 		id = ARC_T2;
+	if (owner)
+		id = arc_owner_list(arc, owner, id);
 	hdr = arc_victim(arc, &id, owner);
 	ghost = id == ARC_T1 ? ARC_MRU_GHOST : ARC_MFU_GHOST;
 	if (WARN_ON(!hdr))
@@ -886,8 +911,10 @@ int arc_access(struct arc *arc, oblock_t oblock, unsigned int aflags,
  *
  * Context: as arc_access().
  * Return: %ARC_MISS; -ENOMEM if *@spare is NULL; -EEXIST (and a warning)
- * if @oblock has a header; or another error of the table's insert (e.g.
- * -ENOMEM, -EBUSY) with the directory unchanged.
+ * if @oblock has a header; -EINVAL (and a warning) if *@spare is in use or
+ * @oblock's owner id is not below the directory's (arc_owners_init()); or
+ * another error of the table's insert (e.g. -ENOMEM, -EBUSY) with the
+ * directory unchanged.
  */
 int arc_insert(struct arc *arc, oblock_t oblock, unsigned int aflags,
 	       struct arc_hdr **spare, struct arc_hdr **hdrp)
@@ -900,6 +927,9 @@ int arc_insert(struct arc *arc, oblock_t oblock, unsigned int aflags,
 	if (!hdr)
 		return -ENOMEM;
 	if (WARN_ON(hdr->state != ARC_NONE))
+		return -EINVAL;
+	if (WARN_ON(arc->owners &&
+		    from_oblock(oblock) >> arc->owner_shift >= arc->nr_owners))
 		return -EINVAL;
 	WRITE_ONCE(hdr->oblock, oblock);
 	WRITE_ONCE(hdr->data, NULL);
@@ -951,6 +981,31 @@ void arc_invalidate(struct arc *arc, struct arc_hdr *hdr)
 	default:
 		break;
 	}
+}
+
+/**
+ * arc_forget() - the block's key stops naming it: drop every trace of it.
+ * @arc: the directory.
+ * @hdr: the block's header.
+ *
+ * As arc_invalidate(), and a ghost (%ARC_MRU_GHOST, %ARC_MFU_GHOST) leaves
+ * too: for a key whose owner goes (a pool member's detach), so that a new
+ * owner of the key gets no ghost hit from the old one's history.  The
+ * paper's lists lose the header; p is left as it is.
+ *
+ * Context: as arc_invalidate().
+ */
+void arc_forget(struct arc *arc, struct arc_hdr *hdr)
+{
+	lockdep_assert_held(&arc->lock);
+
+	if (hdr->state != ARC_MRU_GHOST && hdr->state != ARC_MFU_GHOST) {
+		arc_invalidate(arc, hdr);
+		return;
+	}
+	arc_l2_drop(arc, hdr);
+	arc_list_del(arc, hdr);
+	arc_leave(arc, hdr);
 }
 
 /**
@@ -1287,14 +1342,16 @@ void arc_exit(struct arc *arc)
  * holds an owner that has a ceiling (arc_owner_set_max()) at it: a header
  * of that owner that becomes resident while the owner has @max of them
  * first REPLACEs one of the owner's own, chosen as REPLACE chooses (the
- * list by p, its LRU end first), the other owners' headers passed over
- * moved to their list's MRU end as for &arc_ops.evict_ok.  A header
- * passed over is passed at most once per lap of the owner's headers
- * through the list: an eviction costs, amortized, about (headers in the
- * list) / (the owner's headers in that list) looks, which is the whole
- * list when the owner has one header there (not bounded yet: see
- * design.rst, "A ceiling").  Not in the paper; without a ceiling the
- * lists behave as without owners.  Freed by arc_exit().
+ * list by p, its LRU end first) unless the owner has under half its share
+ * of T1 and T2 in that list (then the other list), the other owners'
+ * headers passed over moved to their list's MRU end as for
+ * &arc_ops.evict_ok.  A header passed over is passed at most once per lap
+ * of the owner's headers through the list, and the list walked holds at
+ * least one of the owner's headers in 2 (|T1| + |T2|) / r (r its
+ * resident headers, at least its ceiling): an eviction costs, amortized,
+ * at most about 2c / ceiling looks (design.rst, "A ceiling").  Not in the
+ * paper; without a ceiling the lists behave as without owners.  Freed by
+ * arc_exit().
  *
  * Context: process context, may sleep; before any other use of @arc.
  * Return: 0, -EINVAL for a @shift or @nr out of range, -EBUSY if the

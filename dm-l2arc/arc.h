@@ -347,6 +347,7 @@ int arc_access_hdr(struct arc *arc, struct arc_hdr *hdr, unsigned int aflags);
 int arc_insert(struct arc *arc, oblock_t oblock, unsigned int aflags,
 	       struct arc_hdr **spare, struct arc_hdr **hdrp);
 void arc_invalidate(struct arc *arc, struct arc_hdr *hdr);
+void arc_forget(struct arc *arc, struct arc_hdr *hdr);
 void arc_set_c(struct arc *arc, u64 c);
 
 void arc_hdr_set_data(struct arc *arc, struct arc_hdr *hdr, void *data);

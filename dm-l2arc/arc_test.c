@@ -275,13 +275,14 @@ struct arc_test_step {
 	u64 p;
 };
 
-static void arc_test_run_steps(struct kunit *test, u64 c,
-			       const struct arc_test_step *steps, size_t n)
+/* Steps [@from, @to) of @steps on @ctx's directory. */
+static void arc_test_check_steps(struct kunit *test, struct arc_test_ctx *ctx,
+				 const struct arc_test_step *steps, size_t from,
+				 size_t to)
 {
-	struct arc_test_ctx *ctx = arc_test_new(test, c);
 	size_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = from; i < to; i++) {
 		int r = arc_test_access(test, steps[i].block);
 
 		KUNIT_EXPECT_EQ_MSG(test, r, steps[i].result, "step %zu", i);
@@ -290,6 +291,12 @@ static void arc_test_run_steps(struct kunit *test, u64 c,
 		KUNIT_EXPECT_EQ_MSG(test, arc_p_fixed(&ctx->arc), steps[i].p,
 				    "step %zu", i);
 	}
+}
+
+static void arc_test_run_steps(struct kunit *test, u64 c,
+			       const struct arc_test_step *steps, size_t n)
+{
+	arc_test_check_steps(test, arc_test_new(test, c), steps, 0, n);
 }
 
 /* ---------------------------------------------------------------- */
@@ -444,7 +451,7 @@ static const struct arc_test_step arc_test_ceiling_steps[] = {
 	  ARC_P_ONE },
 	{ 259, ARC_HIT_MRU, "T1=[513 514 515 516] T2=[256 259] B1=[258] B2=[]",
 	  ARC_P_ONE },
-	/* p says T1, which holds none of owner 1's: T2's 256, no walk */
+	/* owner 1 has none in T1 (p's pick): T2's 256, no walk */
 	{ 260, ARC_MISS,
 	  "T1=[513 514 515 516 260] T2=[259] B1=[258] B2=[256]", ARC_P_ONE },
 	/* owner 2's ceiling lowered to 3 with 4: two go, then 517 enters */
@@ -452,35 +459,116 @@ static const struct arc_test_step arc_test_ceiling_steps[] = {
 	  ARC_P_ONE },
 };
 
+/* Owner @id's ceiling is @max blocks (0: none). */
+static void arc_test_set_max(struct arc *arc, unsigned int id, u64 max)
+{
+	spin_lock_bh(&arc->lock);
+	arc_owner_set_max(arc, id, max);
+	spin_unlock_bh(&arc->lock);
+}
+
 static void arc_test_ceiling(struct kunit *test)
 {
-	const struct arc_test_step *s = arc_test_ceiling_steps;
+	size_t n = ARRAY_SIZE(arc_test_ceiling_steps);
 	struct arc_test_ctx *ctx = arc_test_new(test, 6);
 	struct arc *arc = &ctx->arc;
-	size_t i;
 
 	KUNIT_ASSERT_EQ(test, arc_owners_init(arc, 8, 4), 0);
-	spin_lock_bh(&arc->lock);
-	arc_owner_set_max(arc, 1, 2);
-	spin_unlock_bh(&arc->lock);
-	for (i = 0; i < ARRAY_SIZE(arc_test_ceiling_steps); i++) {
-		if (s[i].block == 517) {
-			spin_lock_bh(&arc->lock);
-			arc_owner_set_max(arc, 2, 3);
-			spin_unlock_bh(&arc->lock);
-		}
-		KUNIT_EXPECT_EQ_MSG(test, arc_test_access(test, s[i].block),
-				    s[i].result, "step %zu", i);
-		KUNIT_EXPECT_STREQ_MSG(test, arc_test_lists(test), s[i].lists,
-				       "step %zu", i);
-		KUNIT_EXPECT_EQ_MSG(test, arc_p_fixed(arc), s[i].p,
-				    "step %zu", i);
-	}
+	arc_test_set_max(arc, 1, 2);
+	arc_test_check_steps(test, ctx, arc_test_ceiling_steps, 0, n - 1);
+	arc_test_set_max(arc, 2, 3);	/* the last step, 517 */
+	arc_test_check_steps(test, ctx, arc_test_ceiling_steps, n - 1, n);
 	KUNIT_EXPECT_EQ(test, arc_owner_resident(arc, 1), 2);
 	KUNIT_EXPECT_EQ(test, arc_owner_resident(arc, 2), 3);
 	KUNIT_EXPECT_EQ(test, arc_owner_resident(arc, 0), 0);
 	KUNIT_EXPECT_EQ(test, ctx->evictions, 7);
 	KUNIT_EXPECT_EQ(test, arc_evicted(arc), 7);
+}
+
+/*
+ * A ceiling's eviction skips the list p picks when the owner has under
+ * half its share there (arc_owner_list()): owner 1 (256..) has a ceiling
+ * of 3, c = 8, p stays 0.  With two blocks in T2 and its newest in T1
+ * behind four of owner 0's, it takes T2's, with no walk; with two in T1
+ * it walks T1 as REPLACE says.
+ */
+static const struct arc_test_step arc_test_ceiling_skew_steps[] = {
+	{ 256, ARC_MISS, "T1=[256] T2=[] B1=[] B2=[]", 0 },
+	{ 257, ARC_MISS, "T1=[256 257] T2=[] B1=[] B2=[]", 0 },
+	{ 256, ARC_HIT_MRU, "T1=[257] T2=[256] B1=[] B2=[]", 0 },
+	{ 257, ARC_HIT_MRU, "T1=[] T2=[256 257] B1=[] B2=[]", 0 },
+	{ 1, ARC_MISS, "T1=[1] T2=[256 257] B1=[] B2=[]", 0 },
+	{ 2, ARC_MISS, "T1=[1 2] T2=[256 257] B1=[] B2=[]", 0 },
+	{ 3, ARC_MISS, "T1=[1 2 3] T2=[256 257] B1=[] B2=[]", 0 },
+	{ 4, ARC_MISS, "T1=[1 2 3 4] T2=[256 257] B1=[] B2=[]", 0 },
+	{ 258, ARC_MISS, "T1=[1 2 3 4 258] T2=[256 257] B1=[] B2=[]", 0 },
+	/* p says T1: 1 of its 3 in T1's 5, 2 * 1 * 7 < 3 * 5: T2's 256 */
+	{ 259, ARC_MISS, "T1=[1 2 3 4 258 259] T2=[257] B1=[] B2=[256]", 0 },
+	/* 2 of its 3 in T1's 6, 2 * 2 * 7 >= 3 * 6: 1..4 passed, 258 goes */
+	{ 260, ARC_MISS, "T1=[259 1 2 3 4 260] T2=[257] B1=[258] B2=[256]",
+	  0 },
+};
+
+static void arc_test_ceiling_skew(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 8);
+	struct arc *arc = &ctx->arc;
+
+	KUNIT_ASSERT_EQ(test, arc_owners_init(arc, 8, 4), 0);
+	arc_test_set_max(arc, 1, 3);
+	arc_test_check_steps(test, ctx, arc_test_ceiling_skew_steps, 0,
+			     ARRAY_SIZE(arc_test_ceiling_skew_steps));
+	KUNIT_EXPECT_EQ(test, arc_owner_resident(arc, 1), 3);
+	KUNIT_EXPECT_EQ(test, arc_owner_resident(arc, 0), 4);
+	KUNIT_EXPECT_EQ(test, ctx->evictions, 2);
+}
+
+/* A key above the owners' ids is refused, with a warning. */
+static void arc_test_owner_range(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 4);
+	struct arc *arc = &ctx->arc;
+	struct arc_hdr *spare, *hdr = NULL;
+
+	KUNIT_ASSERT_EQ(test, arc_owners_init(arc, 8, 4), 0);
+	spare = arc_hdr_alloc(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	spin_lock_bh(&arc->lock);
+	KUNIT_EXPECT_EQ(test, arc_insert(arc, to_oblock(4 << 8), 0, &spare,
+					 &hdr), -EINVAL);
+	spin_unlock_bh(&arc->lock);
+	KUNIT_EXPECT_NOT_NULL(test, spare);
+	KUNIT_EXPECT_NULL(test, hdr);
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(arc), 0);
+	arc_hdr_free(spare);
+}
+
+/*
+ * arc_forget() drops a ghost as well as a resident header (a member's
+ * detach); arc_invalidate() leaves the ghost.  c = 2.
+ */
+static void arc_test_forget(struct kunit *test)
+{
+	struct arc_test_ctx *ctx = arc_test_new(test, 2);
+	struct arc *arc = &ctx->arc;
+
+	arc_test_access(test, 1);
+	arc_test_access(test, 1);
+	arc_test_access(test, 2);
+	arc_test_access(test, 3);
+	KUNIT_ASSERT_STREQ(test, arc_test_lists(test),
+			   "T1=[3] T2=[1] B1=[2] B2=[]");
+	spin_lock_bh(&arc->lock);
+	arc_invalidate(arc, arc_lookup(arc, to_oblock(2)));
+	KUNIT_EXPECT_NOT_NULL(test, arc_lookup(arc, to_oblock(2)));
+	arc_forget(arc, arc_lookup(arc, to_oblock(2)));
+	arc_forget(arc, arc_lookup(arc, to_oblock(1)));
+	spin_unlock_bh(&arc->lock);
+	KUNIT_EXPECT_STREQ(test, arc_test_lists(test),
+			   "T1=[3] T2=[] B1=[] B2=[]");
+	KUNIT_EXPECT_EQ(test, arc_nr_hashed(arc), 1);
+	KUNIT_EXPECT_EQ(test, ctx->evictions, 2);
+	KUNIT_EXPECT_EQ(test, arc_test_access(test, 2), ARC_MISS);
 }
 
 /* arc_owners_init()'s errors; a directory without owners is the paper's. */
@@ -1550,6 +1638,9 @@ static struct kunit_case arc_test_cases[] = {
 	KUNIT_CASE(arc_test_case_ii_iii),
 	KUNIT_CASE(arc_test_floor),
 	KUNIT_CASE(arc_test_ceiling),
+	KUNIT_CASE(arc_test_ceiling_skew),
+	KUNIT_CASE(arc_test_owner_range),
+	KUNIT_CASE(arc_test_forget),
 	KUNIT_CASE(arc_test_owners_init),
 	KUNIT_CASE(arc_test_owners_random),
 	KUNIT_CASE(arc_test_replace_tie),

@@ -271,6 +271,7 @@ extern const struct arc_ops l2arc_pool_arc_ops;
 int l2arc_map(struct dm_target *ti, struct bio *bio);
 int l2arc_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
 void l2arc_invalidate_all(struct l2arc_c *lc);
+void l2arc_forget_all(struct l2arc_c *lc);
 void l2arc_invalidate_live(struct l2arc_c *lc);
 void l2arc_iopath_init(struct l2arc_c *lc);
 int l2arc_iopath_alloc(struct l2arc_c *lc, char **error);

@@ -31,7 +31,7 @@
  * misses of one device do.  Each member keeps its own counters, read-ahead
  * streams, writes in flight and workqueue.  A member's id is free again
  * once its detach has dropped every header of its keys (target.c: the
- * walk of l2arc_invalidate_all(), O(the pool's headers)).
+ * walk of l2arc_forget_all(), O(the pool's headers)).
  *
  * A member's arc_min is its floor: eviction passes over its blocks while
  * it has no more than that many (arc_ops.evict_ok, io.c), and the floors
@@ -559,7 +559,7 @@ bad:
 /**
  * l2arc_pool_detach() - a member leaves its pool, in its dtr
  * @lc: the device; every header of its keys is out of the pool's ARC
- *	already (l2arc_invalidate_all()), so its id may be reused at once
+ *	already (l2arc_forget_all()), so its id may be reused at once
  *
  * Context: process context, may sleep; takes l2arc_pools_mutex.
  */

@@ -165,9 +165,9 @@ static void l2arc_dtr(struct dm_target *ti)
 	l2arc_shrinker_unregister(&lc->shrinker);
 	l2arc_iopath_exit(lc);
 	if (lc->pool) {
-		/* out of the pool's ARC: the id may serve another origin */
+		/* out of the pool's ARC, ghosts too: the id may serve another */
 		if (lc->arc_ready)
-			l2arc_invalidate_all(lc);
+			l2arc_forget_all(lc);
 		l2arc_pool_detach(lc);
 	} else if (lc->arc_ready) {
 		arc_exit(lc->arc);

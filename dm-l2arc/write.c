@@ -102,11 +102,11 @@ bool l2arc_wr_overlaps(struct l2arc_c *lc, u64 first, u64 last)
 
 /*
  * Drop the cached copies (ARC, L2, a feed write in flight) of one block,
- * detaching a fill in flight; arc.lock held.  Returns 1 when it was
- * resident.
+ * detaching a fill in flight, and with @forget its ghost too
+ * (arc_forget()); arc.lock held.  Returns 1 when it was resident.
  */
 static unsigned int l2arc_invalidate_hdr(struct l2arc_c *lc,
-					 struct arc_hdr *hdr)
+					 struct arc_hdr *hdr, bool forget)
 {
 	unsigned int resident = hdr->state == ARC_MRU || hdr->state == ARC_MFU;
 
@@ -116,7 +116,10 @@ static unsigned int l2arc_invalidate_hdr(struct l2arc_c *lc,
 	if (hdr->flags & ARC_F_L2)
 		l2arc_stat_inc(lc, L2ARC_STAT_L2_WRITE_INVALIDATES);
 	hdr->flags &= ~L2ARC_F_L2_WRITING;
-	arc_invalidate(lc->arc, hdr);
+	if (forget)
+		arc_forget(lc->arc, hdr);
+	else
+		arc_invalidate(lc->arc, hdr);
 	return resident;
 }
 
@@ -150,10 +153,11 @@ static void l2arc_invalidate_slot(struct l2arc_c *lc, u64 slot)
  * walked in.  A walk that let the lock go goes on from the header it
  * pinned only if that header has not moved since (arc_cursor_put()): one
  * moved to its list's MRU end meanwhile would take the walk past the
- * headers in between.  Returns the resident blocks dropped.
+ * headers in between.  With @forget, ghosts go too (l2arc_forget_all()).
+ * Returns the resident blocks dropped.
  */
 static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
-				  u64 first, u64 nr)
+				  u64 first, u64 nr, bool forget)
 {
 	struct arc *arc = lc->arc;
 	struct arc_hdr *hdr, *next;
@@ -168,7 +172,8 @@ static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 		for (b = first; b < first + nr; b++) {
 			hdr = arc_lookup(arc, l2arc_key(lc, b));
 			if (hdr)
-				dropped += l2arc_invalidate_hdr(lc, hdr);
+				dropped += l2arc_invalidate_hdr(lc, hdr,
+								forget);
 			l2arc_bulk_yield(lc, h);
 		}
 		goto indexed;
@@ -184,7 +189,8 @@ static u64 l2arc_invalidate_range(struct l2arc_c *lc, struct l2arc_hold *h,
 			b = l2arc_key_block(hdr->oblock);
 			if (l2arc_key_mine(lc, hdr->oblock) && b >= first &&
 			    b - first < nr)
-				dropped += l2arc_invalidate_hdr(lc, hdr);
+				dropped += l2arc_invalidate_hdr(lc, hdr,
+								forget);
 			hdr = next;
 			if (!hdr || restarts >= L2ARC_SCAN_RESTARTS ||
 			    !l2arc_bulk_due(h))
@@ -243,7 +249,27 @@ void l2arc_invalidate_all(struct l2arc_c *lc)
 	struct l2arc_hold h;
 
 	l2arc_bulk_lock(lc, &h);
-	l2arc_invalidate_range(lc, &h, 0, lc->nr_blocks);
+	l2arc_invalidate_range(lc, &h, 0, lc->nr_blocks, false);
+	l2arc_bulk_unlock(lc, &h);
+}
+
+/**
+ * l2arc_forget_all() - drop every header of the device's keys, ghosts too
+ * @lc: a pool member, in its dtr: no I/O is in flight, the feed stopped
+ *
+ * As l2arc_invalidate_all(), and the member's ghosts leave the pool's B1
+ * and B2 (arc_forget()), so that the next member given its id finds no
+ * header of its keys: no ghost hit from the old member's history.
+ * O(the pool's headers).
+ *
+ * Context: process context, may sleep; takes arc.lock.
+ */
+void l2arc_forget_all(struct l2arc_c *lc)
+{
+	struct l2arc_hold h;
+
+	l2arc_bulk_lock(lc, &h);
+	l2arc_invalidate_range(lc, &h, 0, lc->nr_blocks, true);
 	l2arc_bulk_unlock(lc, &h);
 }
 
@@ -269,7 +295,7 @@ void l2arc_invalidate_live(struct l2arc_c *lc)
 	l2arc_wr_enter(lc, &wr);
 	if (unlikely(lc->persist.rebuilding))
 		l2arc_rebuild_note_write(lc, wr.start, wr.last);
-	l2arc_invalidate_range(lc, &h, 0, lc->nr_blocks);
+	l2arc_invalidate_range(lc, &h, 0, lc->nr_blocks, false);
 	l2arc_bulk_unlock(lc, &h);
 	l2arc_wr_exit(lc, &wr);
 }
@@ -309,7 +335,7 @@ void l2arc_write_begin(struct l2arc_c *lc, struct bio *bio,
 	smp_wmb();
 	if (unlikely(lc->persist.rebuilding))
 		l2arc_rebuild_note_write(lc, io->wr.start, io->wr.last);
-	dropped = l2arc_invalidate_range(lc, &h, io->wr.start, nr);
+	dropped = l2arc_invalidate_range(lc, &h, io->wr.start, nr, false);
 	l2arc_stat_add(lc, L2ARC_STAT_WRITES, nr);
 	l2arc_stat_add(lc, L2ARC_STAT_WRITE_INVALIDATES, dropped);
 	l2arc_bulk_unlock(lc, &h);

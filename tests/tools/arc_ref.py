@@ -24,9 +24,9 @@ Ceilings (not in the paper; a pool member's arc_max, arc_owners_init() in
 arc.c): Arc(c, mode, ceilings={owner: blocks}, owner_of=f) keeps each
 owner's resident keys (owner_of(key)) at most at its ceiling: a key of an
 owner at its ceiling that is to become resident first REPLACEs one of the
-owner's own (the list by p as REPLACE picks it, the other list if it holds
-none of the owner's; the other owners' keys passed over from the LRU end
-moved to the MRU end), as arc.c does.  REPLACE is then called only when
+owner's own (the list by p as REPLACE picks it, the other list if the
+owner has under half its share of T1 + T2 in it; the other owners' keys
+passed over from the LRU end moved to the MRU end), as arc.c does.  REPLACE is then called only when
 T1 and T2 are full, as in arc.c: in the paper's own setting (no ceilings)
 that is every time the paper calls it.  stdlib only.
 """
@@ -88,6 +88,12 @@ class Arc:
         if not (self.t1 and ((in_b2 and t1 == self.p) or t1 > self.p or
                              not self.t2)):
             lists.reverse()
+        if owner is not None:
+            # under half the owner's share of T1 + T2 in that list: the other
+            mine = sum(1 for k in lists[0][0] if self.owner_of(k) == owner)
+            both = len(self.t1) + len(self.t2)
+            if 2 * mine * both < self.resident[owner] * len(lists[0][0]):
+                lists.reverse()
         for src, ghost in lists:
             if owner is None:
                 k, _ = src.popitem(last=False)

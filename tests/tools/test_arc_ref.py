@@ -63,6 +63,24 @@ class ArcRefTest(unittest.TestCase):
             self.assertEqual((got, arc.p), (lists, p), 'step %d' % i)
         self.assertEqual(arc.resident, {1: 2, 2: 3})
 
+    def test_ceiling_skew_matches_kunit(self):
+        # arc_test.c's arc_test_ceiling_skew: owner 1 (256..) capped at 3,
+        # c = 8; p's list is skipped when the owner has few blocks there
+        sys.path.insert(0, HERE)
+        from arc_ref import Arc
+        arc = Arc(8, 'fixed', ceilings={1: 3}, owner_of=lambda k: k >> 8)
+        for x in (256, 257, 256, 257, 1, 2, 3, 4, 258):
+            arc.access(x)
+        want = [
+            (259, [1, 2, 3, 4, 258, 259], [257], [], [256]),
+            (260, [259, 1, 2, 3, 4, 260], [257], [258], [256]),
+        ]
+        for x, t1, t2, b1, b2 in want:
+            arc.access(x)
+            self.assertEqual((list(arc.t1), list(arc.t2), list(arc.b1),
+                              list(arc.b2), arc.p), (t1, t2, b1, b2, 0), x)
+        self.assertEqual(arc.resident, {0: 4, 1: 3})
+
     def test_synthetic_matches_kunit(self):
         # the same trace and count as arc_test.c's "seed 1 n 20000 c 16"
         out = run('--synthetic', '1', '20000', '16')

@@ -27,7 +27,9 @@
 #  3. Removing a member drops its blocks from the pool's ARC (the pool's
 #     resident count falls by exactly its blocks) and frees its id; the
 #     member made again gets that id and reads cold (no old header
-#     matches), the other member's blocks stay, all of them.
+#     matches), the other member's blocks stay, all of them; its
+#     ghosts leave the pool's B1 and B2 too, so a member made again with
+#     its id gets no ghost hit from them.
 #  4. A floor: with arc_min 4 MiB on the idle member, the same streams
 #     leave it exactly 4 MiB and the hot one the other 12 MiB; floors
 #     past half the pool's arc_max are refused.
@@ -233,6 +235,26 @@ dm_remove qa
 dm_remove qb
 dm_remove pq
 [ -e "$pool_proc" ] && die "the pool's arcstats outlived the pool"
+
+# ---- 3b. a member's ghosts leave with it
+# c = 256: 0-127 twice go to T2; 128-511 once fill T1 and then push its
+# LRU to B1 (p = 0), so B1 ends with blocks 256-383
+dm_create pg "0 8 l2arc-pool - 8 2 arc_max 1048576"
+dm_create ga "0 $sz l2arc /dev/ram0 /dev/mapper/pg 8 2 prefetch_disable 1"
+pyread /dev/mapper/ga 0-127 0-127 128-511
+assert_eq "pool with a member's ghosts" "8 256/256 0 256 128 128 128 0 1" \
+	"$(dmsetup status pg | cut -d' ' -f4-)"
+dm_remove ga
+assert_eq "pool after the member left: no ghost stays" "8 0/256 0 256 0 0 0 0 0" \
+	"$(dmsetup status pg | cut -d' ' -f4-)"
+dm_create ga "0 $sz l2arc /dev/ram0 /dev/mapper/pg 8 2 prefetch_disable 1"
+pyread /dev/mapper/ga 256-383
+assert_eq "re-made member over the old ghosts: misses" 128 "$(arcstats_row "$(proc_of ga)" misses)"
+assert_eq "re-made member over the old ghosts: ghost hits" 0 \
+	"$(($(arcstats_row "$(proc_of ga)" mru_ghost_hits) + $(arcstats_row "$(proc_of ga)" mfu_ghost_hits)))"
+dm_remove ga
+dm_remove pg
+echo "a member's ghosts leave with it: B1 128 -> 0, re-made member cold"
 
 # ---- 4. a floor: the idle member's arc_min
 dm_create pf "0 8 l2arc-pool - 8 2 arc_max 16777216"
