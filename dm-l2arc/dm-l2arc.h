@@ -88,6 +88,8 @@ struct l2arc_whatif;
  * @L2ARC_P_MAX_ERRORS: l2arc_max_errors, count (per device too)
  * @L2ARC_P_DWPD_LIMIT: l2arc_dwpd_limit, % of one drive write per day
  *                      (0: no wear cap; per device too)
+ * @L2ARC_P_MFUONLY: l2arc_mfuonly, 0/1: 1 writes only T2's blocks (read
+ *                   at least twice) to the cache device (per device too)
  * @L2ARC_P_META_PERCENT: l2arc_meta_percent, % of RAM
  * @L2ARC_P_ARC_SYS_FREE: arc_sys_free, bytes (0: l2arc_sys_free() chooses)
  * @L2ARC_P_HANDOFF_MAX: l2arc_handoff_max, bytes a device's hand-off queue
@@ -119,6 +121,7 @@ enum l2arc_param_id {
 	L2ARC_P_FEED_AGAIN,
 	L2ARC_P_MAX_ERRORS,
 	L2ARC_P_DWPD_LIMIT,
+	L2ARC_P_MFUONLY,
 	L2ARC_P_META_PERCENT,
 	L2ARC_P_ARC_SYS_FREE,
 	L2ARC_P_HANDOFF_MAX,
@@ -132,7 +135,7 @@ enum l2arc_param_id {
 
 /* The tunables a device may override (table features, messages). */
 #define L2ARC_P_DEV_FIRST	L2ARC_P_WRITE_MAX
-#define L2ARC_P_DEV_LAST	L2ARC_P_DWPD_LIMIT
+#define L2ARC_P_DEV_LAST	L2ARC_P_MFUONLY
 #define L2ARC_NR_DEV_PARAMS	(L2ARC_P_DEV_LAST - L2ARC_P_DEV_FIRST + 1)
 
 /**

@@ -423,8 +423,9 @@ static struct arc_hdr *l2arc_scan_start(struct l2arc_c *lc, unsigned int i)
 }
 
 /*
- * Pick up to @n eligible blocks, scanning T2 then T1 at most @depth
- * headers each (U64_MAX: whole lists, from the LRU ends), and take them
+ * Pick up to @n eligible blocks, scanning T2 then (unless @mfuonly) T1 at
+ * most @depth headers each (U64_MAX: whole lists, from the LRU ends), and
+ * take them
  * (l2arc_take()).  A scan with a depth starts where the previous feed's
  * stopped (a pinned cursor per list) and goes on from the LRU end when it
  * reaches the MRU end, so that a steady ARC whose LRU ends are already on
@@ -432,7 +433,8 @@ static struct arc_hdr *l2arc_scan_start(struct l2arc_c *lc, unsigned int i)
  * others in every L2ARC_LOCK_BATCH headers.
  */
 static unsigned int l2arc_collect(struct l2arc_c *lc, struct l2arc_wentry *w,
-				  unsigned int n, u64 depth, bool noprefetch)
+				  unsigned int n, u64 depth, bool noprefetch,
+				  bool mfuonly)
 {
 	struct list_head *head;
 	struct arc_hdr *hdr;
@@ -443,6 +445,10 @@ static unsigned int l2arc_collect(struct l2arc_c *lc, struct l2arc_wentry *w,
 
 	l2arc_bulk_lock(lc, &h);
 	for (i = 0; i < L2ARC_FEED_LISTS; i++) {
+		if (mfuonly && l2arc_feed_lists[i].id == ARC_T1) {
+			l2arc_scan_start(lc, i);	/* its cursor's pin goes */
+			continue;
+		}
 		head = &lc->arc->lists[l2arc_feed_lists[i].id];
 		scanned = 0;
 		restarts = 0;
@@ -820,6 +826,7 @@ static unsigned long l2arc_feed_next(struct l2arc_c *lc)
  * @scan_max: blocks the scan of the lists may take, >= 1
  * @depth: headers the scan may look at per list (l2arc_headroom)
  * @noprefetch: l2arc_noprefetch
+ * @mfuonly: l2arc_mfuonly: the scan skips T1
  */
 struct l2arc_feed_plan {
 	u64 win_max;
@@ -828,6 +835,7 @@ struct l2arc_feed_plan {
 	unsigned int scan_max;
 	u64 depth;
 	bool noprefetch;
+	bool mfuonly;
 };
 
 /*
@@ -869,6 +877,7 @@ static bool l2arc_feed_plan(struct l2arc_c *lc, bool message,
 	headroom = l2arc_dev_param(&lc->tun, L2ARC_P_HEADROOM);
 	p->depth = headroom ? (u64)p->scan_max * headroom : U64_MAX;
 	p->noprefetch = l2arc_dev_param(&lc->tun, L2ARC_P_NOPREFETCH);
+	p->mfuonly = l2arc_dev_param(&lc->tun, L2ARC_P_MFUONLY);
 	return true;
 }
 
@@ -956,7 +965,7 @@ static u64 l2arc_feed_locked(struct l2arc_c *lc, bool message)
 	n = l2arc_collect_handoff(lc, w, p.n_max);
 	if (n < p.scan_max)
 		n += l2arc_collect(lc, w + n, p.scan_max - n, p.depth,
-				   p.noprefetch);
+				   p.noprefetch, p.mfuonly);
 	if (!n)
 		goto out;
 	start = l2arc_region_claim(lc, n);

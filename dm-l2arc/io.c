@@ -109,6 +109,22 @@
 /* ---- ARC buffers ---- */
 
 /*
+ * May the feed write @hdr, leaving T1/T2 without a copy on @lc's cache
+ * device: not a prefetch block with l2arc_noprefetch, not a T1 block with
+ * l2arc_mfuonly (its state still says where it was).
+ */
+static bool l2arc_evict_eligible(struct l2arc_c *lc, const struct arc_hdr *hdr)
+{
+	if (!lc->cache)
+		return false;
+	if ((hdr->flags & ARC_F_PREFETCH) &&
+	    l2arc_dev_param(&lc->tun, L2ARC_P_NOPREFETCH))
+		return false;
+	return !(hdr->state == ARC_MRU &&
+		 l2arc_dev_param(&lc->tun, L2ARC_P_MFUONLY));
+}
+
+/*
  * arc_ops.evict_data: @hdr leaves T1/T2; arc.lock held.  A block evicted
  * for room that the feed could write goes to the feed's hand-off queue
  * (l2arc_handoff()) instead of being freed.
@@ -133,9 +149,7 @@ static void l2arc_evict_data(struct arc *arc, struct arc_hdr *hdr, void *data,
 		l2arc_stat_inc(lc, L2ARC_STAT_PREFETCH_EVICTED_UNUSED);
 	if (hdr->flags & ARC_F_L2) {
 		l2arc_stat_add(lc, L2ARC_STAT_EVICT_L2_CACHED, bytes);
-	} else if (lc->cache && !((hdr->flags & ARC_F_PREFETCH) &&
-				  l2arc_dev_param(&lc->tun,
-						  L2ARC_P_NOPREFETCH))) {
+	} else if (l2arc_evict_eligible(lc, hdr)) {
 		l2arc_stat_add(lc, L2ARC_STAT_EVICT_L2_ELIGIBLE, bytes);
 		if (why == ARC_EVICT_ROOM && l2arc_handoff(lc, hdr, data))
 			return;

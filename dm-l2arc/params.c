@@ -57,6 +57,7 @@ static struct l2arc_param l2arc_params[L2ARC_P_NR] = {
 	P(L2ARC_P_FEED_AGAIN, "l2arc_feed_again", 1, 0, 1),
 	P(L2ARC_P_MAX_ERRORS, "l2arc_max_errors", 16, 1, 1000000),
 	P(L2ARC_P_DWPD_LIMIT, "l2arc_dwpd_limit", 100, 0, 100000),
+	P(L2ARC_P_MFUONLY, "l2arc_mfuonly", 0, 0, 1),
 	P(L2ARC_P_META_PERCENT, "l2arc_meta_percent", 10, 1, 90),
 	P(L2ARC_P_ARC_SYS_FREE, "arc_sys_free", 0, 0, 0),
 	P(L2ARC_P_HANDOFF_MAX, "l2arc_handoff_max", 64ULL << 20, 0, 4ULL << 30),
@@ -174,6 +175,10 @@ module_param_cb(l2arc_dwpd_limit, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_DWPD_LIMIT], 0644);
 MODULE_PARM_DESC(l2arc_dwpd_limit,
 		 "Wear cap of a full cache device, percent of one drive write per day; 0 = no cap (default 100, range 0 to 100000)");
+module_param_cb(l2arc_mfuonly, &l2arc_param_ops,
+		&l2arc_params[L2ARC_P_MFUONLY], 0644);
+MODULE_PARM_DESC(l2arc_mfuonly,
+		 "1: the feed writes only blocks of the MFU list (read at least twice) to the cache device, from the lists and at eviction; 0: MRU and MFU (default 0)");
 module_param_cb(l2arc_meta_percent, &l2arc_param_ops,
 		&l2arc_params[L2ARC_P_META_PERCENT], 0644);
 MODULE_PARM_DESC(l2arc_meta_percent,

@@ -70,6 +70,8 @@ class L2arcsetupCheckTest(unittest.TestCase):
             'good3 /dev/sdj - 8 whatif=1,l2arc_rebuild=0',
             'bad12 /dev/sdk - 8 whatif=2',
             'bad13 /dev/sdk - 8 l2arc_rebuild=yes',
+            'good4 /dev/sdl /dev/sdm 8 l2arc_mfuonly=1',
+            'bad14 /dev/sdn - 8 l2arc_mfuonly=2',
             '']))
         r = setup('-t', path, 'check')
         self.assertEqual(r.returncode, 1)
@@ -90,6 +92,7 @@ class L2arcsetupCheckTest(unittest.TestCase):
             "16: bad11: option 'l2arc_feed_secs=-1': a decimal number below 2^63",
             "19: bad12: option 'whatif=2': 0 or 1",
             "20: bad13: option 'l2arc_rebuild=yes': 0 or 1",
+            "22: bad14: option 'l2arc_mfuonly=2': 0 or 1",
         ]
         self.assertEqual(r.stderr.splitlines(),
                          ['%s:%s' % (path, w) for w in want])

@@ -39,7 +39,7 @@ declare -A def=(
 	[l2arc_write_max]=33554432 [l2arc_write_boost]=33554432 [l2arc_noprefetch]=1
 	[l2arc_headroom]=8 [l2arc_feed_secs]=1 [l2arc_feed_min_ms]=200
 	[l2arc_feed_again]=1 [l2arc_meta_percent]=10 [l2arc_max_errors]=16
-	[l2arc_handoff_max]=67108864 [l2arc_dwpd_limit]=0
+	[l2arc_handoff_max]=67108864 [l2arc_dwpd_limit]=0 [l2arc_mfuonly]=0
 	[l2arc_rebuild_enabled]=1 [l2arc_rebuild_blocks_min_l2size]=1073741824
 	[l2arc_slow_bypass_pct]=0
 )
@@ -75,7 +75,7 @@ declare -A lo=(
 	[l2arc_write_max]=4096 [l2arc_write_boost]=0 [l2arc_noprefetch]=0
 	[l2arc_headroom]=0 [l2arc_feed_secs]=1 [l2arc_feed_min_ms]=10
 	[l2arc_feed_again]=0 [l2arc_meta_percent]=1 [l2arc_max_errors]=1
-	[l2arc_handoff_max]=0 [l2arc_dwpd_limit]=0
+	[l2arc_handoff_max]=0 [l2arc_dwpd_limit]=0 [l2arc_mfuonly]=0
 	[l2arc_rebuild_enabled]=0 [l2arc_rebuild_blocks_min_l2size]=0
 	[l2arc_slow_bypass_pct]=0
 )
@@ -83,7 +83,7 @@ declare -A hi=(
 	[l2arc_write_max]=4294967296 [l2arc_write_boost]=4294967296 [l2arc_noprefetch]=1
 	[l2arc_headroom]=1024 [l2arc_feed_secs]=3600 [l2arc_feed_min_ms]=3600000
 	[l2arc_feed_again]=1 [l2arc_meta_percent]=90 [l2arc_max_errors]=1000000
-	[l2arc_handoff_max]=4294967296 [l2arc_dwpd_limit]=100000
+	[l2arc_handoff_max]=4294967296 [l2arc_dwpd_limit]=100000 [l2arc_mfuonly]=1
 	[l2arc_rebuild_enabled]=1
 	[l2arc_rebuild_blocks_min_l2size]=18446744073709551615
 	[l2arc_slow_bypass_pct]=100000
@@ -184,7 +184,8 @@ echo "per-device messages ok"
 # ---- table features: in force, survive a reload, override the module
 echo 3600 >$P/l2arc_feed_secs
 feat=(l2arc_write_max 65536 l2arc_write_boost 4096 l2arc_noprefetch 0 l2arc_headroom 8
-	l2arc_feed_secs 3600 l2arc_feed_min_ms 500 l2arc_feed_again 0 l2arc_max_errors 7)
+	l2arc_feed_secs 3600 l2arc_feed_min_ms 500 l2arc_feed_again 0 l2arc_max_errors 7
+	l2arc_mfuonly 0)
 # l2arc_meta_percent bounds all devices together: module-wide only
 if dmsetup create l2bad --table "0 $len l2arc /dev/mapper/l2o /dev/ram1 8 2 l2arc_meta_percent 20" 2>/dev/null; then
 	dm_remove l2bad
