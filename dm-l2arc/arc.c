@@ -536,8 +536,8 @@ static void arc_drop_lru(struct arc *arc, enum arc_list_id id,
  * owner's headers in both; then the other list, whose share is then at
  * least r / (|T1| + |T2|).  So the walked list holds at least one of the
  * owner's headers in 2 (|T1| + |T2|) / r, which bounds the walk
- * (arc_owners_init()).  Block counts are below 2^32 (%ARC_C_MAX): no
- * product overflows.
+ * (arc_owners_init()).  |T1| + |T2| <= c <= %ARC_C_MAX = 2^31, so the
+ * left side is at most 2^63 and the right at most 2^62: no overflow.
  */
 static enum arc_list_id arc_owner_list(const struct arc *arc,
 				       const struct arc_owner *owner,
@@ -1345,13 +1345,14 @@ void arc_exit(struct arc *arc)
  * list by p, its LRU end first) unless the owner has under half its share
  * of T1 and T2 in that list (then the other list), the other owners'
  * headers passed over moved to their list's MRU end as for
- * &arc_ops.evict_ok.  A header passed over is passed at most once per lap
- * of the owner's headers through the list, and the list walked holds at
- * least one of the owner's headers in 2 (|T1| + |T2|) / r (r its
- * resident headers, at least its ceiling): an eviction costs, amortized,
- * at most about 2c / ceiling looks (design.rst, "A ceiling").  Not in the
- * paper; without a ceiling the lists behave as without owners.  Freed by
- * arc_exit().
+ * &arc_ops.evict_ok.  The list walked holds at least one of the owner's
+ * headers in 2 (|T1| + |T2|) / r (r its resident headers, at least its
+ * ceiling), and a header passed over goes behind the owner's: spread
+ * over the owner's accesses (hits included) a walk costs about c /
+ * ceiling looks, but one eviction can walk the whole list, when hits
+ * have moved all of the owner's headers to its MRU end since the last
+ * (design.rst, "A ceiling").  Not in the paper; without a ceiling the
+ * lists behave as without owners.  Freed by arc_exit().
  *
  * Context: process context, may sleep; before any other use of @arc.
  * Return: 0, -EINVAL for a @shift or @nr out of range, -EBUSY if the

@@ -57,9 +57,9 @@
  * parameter's), so changes apply at the next feed.
  *
  * Eligible blocks: resident, fully read, not on L2, not being written to
- * L2, and not prefetch blocks (read ahead, not yet demanded) while
- * l2arc_noprefetch is 1.  A prefetch block already on L2 is still read
- * from L2.
+ * L2, not prefetch blocks (read ahead, not yet demanded) while
+ * l2arc_noprefetch is 1, and not T1's while l2arc_mfuonly is 1.  A
+ * prefetch block already on L2 is still read from L2.
  *
  * Bulk work under arc.lock -- the scan of the lists, evicting a region,
  * validating a batch -- lets others in every L2ARC_LOCK_BATCH entries
@@ -197,7 +197,8 @@ static void l2arc_feed_kick(struct l2arc_c *lc)
  * @buf: its data, with the ARC's reference
  *
  * Called by arc_ops.evict_data for a block the feed could write (not on
- * the cache device, not a prefetch block while l2arc_noprefetch is 1); a
+ * the cache device, not a prefetch block while l2arc_noprefetch is 1, not
+ * a T1 block while l2arc_mfuonly is 1: l2arc_evict_eligible()); a
  * block being written there already is left to that write.  While the
  * feed runs and the device's hand-off queue holds less than
  * l2arc_handoff_max bytes, the buffer (and the ARC's reference) goes to

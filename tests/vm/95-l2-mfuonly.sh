@@ -12,8 +12,9 @@
 #     once are in T1; a feed writes nothing (l2_write_bytes 0).
 #  2. blocks 0..255 read again go to T2: the feed writes exactly those,
 #     1 MiB, all MFU (l2_mfu_asize 1 MiB, l2_mru_asize 0).
-#  3. 1024 new blocks read once: the ARC is full, p = 0, so REPLACE
-#     takes T1's LRU each time: 512 T1 blocks leave, none handed off
+#  3. 1024 new blocks read once: the first 512 fill the ARC, then with
+#     p = 0 REPLACE takes T1's LRU each time: 512 T1 blocks leave, none
+#     handed off
 #     (l2_handoffs 0), all counted evict_l2_ineligible (2 MiB); T2 stays
 #     whole; a feed writes nothing more.
 #  4. message l2arc_mfuonly 0: 256 new blocks evict 256 T1 blocks, all

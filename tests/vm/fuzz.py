@@ -62,13 +62,15 @@ RANGES = {
     "l2arc_feed_again": (0, 1),
     "l2arc_max_errors": (1, 1000000),
     "l2arc_dwpd_limit": (0, 100000),
+    "l2arc_mfuonly": (0, 1),
     "l2arc_meta_percent": (1, 90),
     "arc_sys_free": (0, None),
 }
 # the per-device tunables, in status order (L2ARC_P_DEV_FIRST..LAST)
 DEV_TUNABLES = ["l2arc_write_max", "l2arc_write_boost", "l2arc_noprefetch",
                 "l2arc_headroom", "l2arc_feed_secs", "l2arc_feed_min_ms",
-                "l2arc_feed_again", "l2arc_max_errors", "l2arc_dwpd_limit"]
+                "l2arc_feed_again", "l2arc_max_errors", "l2arc_dwpd_limit",
+                "l2arc_mfuonly"]
 ARC_MIN_BLOCKS = 16
 CACHE_MIN_BLOCKS = 16
 ARC_C_MAX = 1 << 31
