@@ -242,7 +242,8 @@ bad:
 /*
  * Bind the table @pc to the pool of its mapped device, made at the first
  * table; mutex held.  A reload may change the block size only while the
- * pool has no member.
+ * pool has no member, and arc_max only to one whose half still holds the
+ * members' floors.
  */
 static int l2arc_pool_bind(struct l2arc_pool_c *pc, struct dm_target *ti)
 {
@@ -261,6 +262,10 @@ static int l2arc_pool_bind(struct l2arc_pool_c *pc, struct dm_target *ti)
 			return -EINVAL;
 		}
 		l2arc_pool_set_block(pool, pc->table.block_sectors);
+	}
+	if (pool->floor_sum > pc->c_max / 2) {
+		ti->error = "The members' arc_min exceed half this arc_max";
+		return -EINVAL;
 	}
 	pool->ref++;
 	pc->pool = pool;
@@ -474,6 +479,23 @@ static struct l2arc_pool *l2arc_pool_open(struct dm_target *ti,
 	return pool;
 }
 
+/*
+ * The floor, blocks, of the member that @ti's table would replace: the
+ * live table of the same mapped device, whose dtr at the resume gives its
+ * floor back; 0 for a new member.  Mutex held.
+ */
+static u64 l2arc_pool_floor_of(struct l2arc_pool *pool, struct dm_target *ti)
+{
+	struct mapped_device *md = dm_table_get_md(ti->table);
+	struct l2arc_c *m;
+
+	lockdep_assert_held(&l2arc_pools_mutex);
+	list_for_each_entry(m, &pool->members, pool_node)
+		if (dm_table_get_md(m->ti->table) == md)
+			return m->c_min;
+	return 0;
+}
+
 /**
  * l2arc_pool_attach() - make a new l2arc table a member of the pool its
  * table line names where a cache device would be
@@ -493,8 +515,9 @@ static struct l2arc_pool *l2arc_pool_open(struct dm_target *ti,
  * cannot be opened: the ctr opens it as a cache device and says why),
  * -EINVAL for a block size that differs from the pool's, an origin
  * larger than 2^48 blocks or an arc_min that would take the members'
- * floors past half the pool's arc_max, -EBUSY when the pool has 1024
- * members.
+ * floors past half the pool's arc_max (less the floor of the live table
+ * of the same mapped device, which a reload replaces), -EBUSY when the
+ * pool has 1024 members.
  */
 int l2arc_pool_attach(struct l2arc_c *lc, struct dm_target *ti, char **error)
 {
@@ -519,7 +542,8 @@ int l2arc_pool_attach(struct l2arc_c *lc, struct dm_target *ti, char **error)
 	}
 	floor = lc->table.arc_min_set ?
 		lc->table.arc_min >> (lc->block_shift + SECTOR_SHIFT) : 0;
-	if (pool->floor_sum + floor > pool->c_max / 2) {
+	if (floor && pool->floor_sum - l2arc_pool_floor_of(pool, ti) + floor >
+		     pool->c_max / 2) {
 		*error = "The members' arc_min would exceed half the pool's arc_max";
 		goto bad;
 	}

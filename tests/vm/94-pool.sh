@@ -32,7 +32,9 @@
 #     its id gets no ghost hit from them.
 #  4. A floor: with arc_min 4 MiB on the idle member, the same streams
 #     leave it exactly 4 MiB and the hot one the other 12 MiB; floors
-#     past half the pool's arc_max are refused.
+#     past half the pool's arc_max are refused, a member's reload is
+#     judged without its old floor, and a pool reload may not take
+#     arc_max below twice the floors.
 #  5. A ceiling: with arc_max 4 MiB on the hot member, it keeps exactly
 #     4 MiB (1024 blocks) of a 16 MiB pool that has room, its hits are
 #     exactly those of the reference with that ceiling (arc_ref.py), and
@@ -274,6 +276,30 @@ assert_eq "hot member beside the floor: ARC bytes" $(((16 - 4) << 20)) "$floor_h
 echo "floor: idle keeps $floor_idle bytes, hot has $floor_hot, $(arcstats_row "$(proc_of fa)" hits) hits"
 dm_remove fa
 dm_remove fb
+# floors at the bound: a member's reload is judged without its old floor
+dm_create fc "0 $sz l2arc /dev/ram1 /dev/mapper/pf 8 2 arc_min 8388608"
+dmsetup reload fc --table "0 $sz l2arc /dev/ram1 /dev/mapper/pf 8 2 arc_min 8388608" ||
+	die "a member's reload with its own floor at the bound was refused"
+dmsetup resume fc
+dmsetup reload fc --table "0 $sz l2arc /dev/ram1 /dev/mapper/pf 8 2 arc_min 4194304" ||
+	die "a member's reload to a lower floor was refused"
+dmsetup resume fc
+assert_eq "floor after the member's reloads" 4194304 "$(status_word fc arc_min)"
+assert_eq "members after the member's reloads" 1 "$(dmsetup status pf | awk '{ print $NF }')"
+# the pool may not shrink below twice its members' floors
+if dmsetup reload pf --table "0 8 l2arc-pool - 8 2 arc_max 4194304" 2>/dev/null; then
+	die "a pool reload below twice its members' floors was accepted"
+fi
+assert_eq "pool reload error" "The members' arc_min exceed half this arc_max" "$(ctr_error)"
+dmsetup reload pf --table "0 8 l2arc-pool - 8 2 arc_max 8388608"
+dmsetup resume pf
+assert_eq "pool c_max at twice the floors" 2048 \
+	"$(dmsetup status pf | awk '{ split($5, a, "/"); print a[2] }')"
+dm_create fd "0 $sz l2arc /dev/ram0 /dev/mapper/pf 8"
+assert_eq "members with one without a floor" 2 "$(dmsetup status pf | awk '{ print $NF }')"
+echo "floors at the bound: member reloads ok, pool reload below twice the floors refused"
+dm_remove fd
+dm_remove fc
 dm_remove pf
 
 # ---- 5. a ceiling: the hot member's arc_max
