@@ -234,6 +234,16 @@ indexed:
 	return dropped;
 }
 
+/* Every block of the device, ghosts too with @forget; arc.lock taken. */
+static void l2arc_drop_all(struct l2arc_c *lc, bool forget)
+{
+	struct l2arc_hold h;
+
+	l2arc_bulk_lock(lc, &h);
+	l2arc_invalidate_range(lc, &h, 0, lc->nr_blocks, forget);
+	l2arc_bulk_unlock(lc, &h);
+}
+
 /**
  * l2arc_invalidate_all() - drop every cached copy of every block (ARC, L2)
  * @lc: the device
@@ -246,11 +256,7 @@ indexed:
  */
 void l2arc_invalidate_all(struct l2arc_c *lc)
 {
-	struct l2arc_hold h;
-
-	l2arc_bulk_lock(lc, &h);
-	l2arc_invalidate_range(lc, &h, 0, lc->nr_blocks, false);
-	l2arc_bulk_unlock(lc, &h);
+	l2arc_drop_all(lc, false);
 }
 
 /**
@@ -266,11 +272,7 @@ void l2arc_invalidate_all(struct l2arc_c *lc)
  */
 void l2arc_forget_all(struct l2arc_c *lc)
 {
-	struct l2arc_hold h;
-
-	l2arc_bulk_lock(lc, &h);
-	l2arc_invalidate_range(lc, &h, 0, lc->nr_blocks, true);
-	l2arc_bulk_unlock(lc, &h);
+	l2arc_drop_all(lc, true);
 }
 
 /**
